@@ -1,0 +1,288 @@
+"""The Python facade: ``Emulator``, one isolated emulated world.
+
+Every operation of the registry is a method, named as its path names it
+(``emu.create_users``, ``emu.list_users``, ``emu.whoami``) and as the official
+Python SDK names it where that differs (``emu.get_users``, ``emu.get_whoami``).
+Methods take the wire parameters as keyword arguments, in snake_case or
+camelCase, and answer what the SDK answers: for an activity the activity and
+its result's fields (``{"activity": ..., "userIds": [...]}``), for a query the
+response body. Errors raise ``TurnkeyApiError`` with the same code, HTTP status
+and message as on the wire.
+
+Calls go through the same path as HTTP requests, acting as the caller's API
+key (by default the root key of the organization). The facade signs an
+activity's body with that key, for the vote record, but does not re-verify
+its own signature.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from .clock import Clock
+from .codec import to_wire
+from .crypto.api_keys import P256, ApiKeyPair, key_pair_from_entropy, key_pair_from_private
+from .crypto.stamps import DEFAULT_SCHEMES, ApiKeyStamp, sign_stamp
+from .dispatch import Request, dispatch
+from .ids import IdSource
+from .ops import ACTIVITY, REGISTRY, Operation
+from .services.organizations import bootstrap_organization
+from .world import DEFAULT_TIMESTAMP_WINDOW_S, Settings, World
+
+Json = dict[str, Any]
+
+#: The base URL the in-process interception answers on (besides the real one).
+EMULATOR_BASE_URL = "http://turnkey-emulator.invalid"
+TURNKEY_BASE_URL = "https://api.turnkey.com"
+
+
+@dataclass(frozen=True)
+class OrganizationHandle:
+    """What ``create_organization`` gives back: the ids and the root API key pair."""
+
+    organization_id: str
+    organization_name: str
+    user_id: str
+    user_name: str
+    api_key_id: str
+    api_key: ApiKeyPair
+
+    @property
+    def api_public_key(self) -> str:
+        return self.api_key.public_key
+
+    @property
+    def api_private_key(self) -> str:
+        return self.api_key.private_key
+
+
+Caller = OrganizationHandle | ApiKeyPair
+
+
+class Emulator:
+    """One emulated world with its own state, clock and ids.
+
+    ``seed`` makes ids and generated keys the same on every run;
+    ``timestamp_window_s`` bounds how far an activity's ``timestampMs`` may be
+    from the emulator's clock (``None`` disables the check).
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int | None = None,
+        clock: Clock | None = None,
+        timestamp_window_s: float | None = DEFAULT_TIMESTAMP_WINDOW_S,
+        settings: Settings | None = None,
+    ) -> None:
+        settings = settings or Settings()
+        settings.timestamp_window_s = timestamp_window_s
+        self._world = World(clock=clock or Clock(), ids=IdSource(seed), settings=settings)
+        self._callers: dict[str, ApiKeyPair] = {}
+        self._first_org_id: str | None = None
+
+    # ----- the world --------------------------------------------------------
+
+    @property
+    def clock(self) -> Clock:
+        return self._world.clock
+
+    @property
+    def settings(self) -> Settings:
+        return self._world.settings
+
+    @property
+    def world(self) -> World:
+        """The state behind this emulator (for the wire layers and test tools)."""
+        return self._world
+
+    def __repr__(self) -> str:
+        return f"Emulator(organizations={len(self._world.store.organizations)})"
+
+    # ----- organizations ----------------------------------------------------
+
+    def create_organization(
+        self,
+        name: str = "Emulated Organization",
+        *,
+        user_name: str = "Root User",
+        user_email: str | None = None,
+        api_public_key: str | None = None,
+        api_private_key: str | None = None,
+        parent_organization_id: str | None = None,
+    ) -> OrganizationHandle:
+        """Bootstrap an organization: a root user with a P-256 API key, root quorum of one.
+
+        The key pair is generated unless given; a public key alone is
+        accepted too (the facade then records the caller's votes unsigned).
+        ``parent_organization_id`` makes it a sub-organization of that one.
+        """
+        key = self._bootstrap_key(api_public_key, api_private_key)
+        if (
+            parent_organization_id is not None
+            and parent_organization_id not in self._world.store.organizations
+        ):
+            raise ValueError(f"no organization {parent_organization_id} to be the parent")
+        with self._world.lock:
+            made = bootstrap_organization(
+                self._world,
+                name=name,
+                user_name=user_name,
+                user_email=user_email,
+                public_key=key.public_key,
+                curve=P256,
+                parent_id=parent_organization_id,
+            )
+        org_id = made.organization.organization_id
+        self._callers[org_id] = key
+        if self._first_org_id is None:
+            self._first_org_id = org_id
+        return OrganizationHandle(
+            org_id, name, made.user.user_id, user_name, made.api_key.api_key_id, key
+        )
+
+    def _bootstrap_key(self, public_key: str | None, private_key: str | None) -> ApiKeyPair:
+        if private_key is not None:
+            pair = key_pair_from_private(private_key, P256)
+            if public_key is not None and public_key.lower() != pair.public_key:
+                raise ValueError("api_public_key is not the public key of api_private_key")
+            return pair
+        if public_key is not None:
+            return ApiKeyPair(public_key.lower(), "", P256)
+        return key_pair_from_entropy(self._world.ids.random_bytes(32), P256)
+
+    # ----- calling operations -----------------------------------------------
+
+    def call(
+        self,
+        operation: str,
+        parameters: Json | None = None,
+        *,
+        organization_id: str | None = None,
+        caller: Caller | None = None,
+        activity_type: str | None = None,
+        timestamp_ms: int | str | None = None,
+        **kwargs: Any,
+    ) -> Json:
+        """Run ``operation`` (its path name or SDK method name) with the given parameters."""
+        op = operation_named(operation)
+        org_id = organization_id or self._first_org_id
+        if org_id is None:
+            raise ValueError("create an organization first, or pass organization_id=")
+        key = self._caller_key(org_id, caller)
+        params = to_wire({**(parameters or {}), **kwargs})
+        if op.kind == ACTIVITY:
+            return self._submit(op, org_id, key, params, activity_type, timestamp_ms)
+        body = {"organizationId": org_id, **params}
+        stamp = ApiKeyStamp(key.public_key, "", DEFAULT_SCHEMES[key.curve])
+        return dispatch(self._world, Request(op, body, b"", stamp, check_signature=False))
+
+    def _submit(
+        self,
+        op: Operation,
+        org_id: str,
+        key: ApiKeyPair,
+        params: Json,
+        activity_type: str | None,
+        timestamp_ms: int | str | None,
+    ) -> Json:
+        body = {
+            "parameters": params,
+            "organizationId": org_id,
+            "timestampMs": str(timestamp_ms if timestamp_ms is not None else self.clock.now_ms()),
+            "type": activity_type or op.default_type,
+        }
+        raw = json.dumps(body).encode()
+        if key.private_key:
+            stamp = sign_stamp(raw, key)
+        else:
+            stamp = ApiKeyStamp(key.public_key, "", DEFAULT_SCHEMES[key.curve])
+        response = dispatch(self._world, Request(op, body, raw, stamp, check_signature=False))
+        activity = response["activity"]
+        version = op.version(activity["type"])
+        result = activity["result"].get(version.result_key) if version else None
+        return {"activity": activity, **(result or {})}
+
+    def _caller_key(self, org_id: str, caller: Caller | None) -> ApiKeyPair:
+        if isinstance(caller, OrganizationHandle):
+            return caller.api_key
+        if isinstance(caller, ApiKeyPair):
+            return caller
+        org = self._world.store.organizations.get(org_id)
+        while org is not None:
+            if org.organization_id in self._callers:
+                return self._callers[org.organization_id]
+            org = self._world.store.organizations.get(org.parent_id or "")
+        raise ValueError(f"no known API key for organization {org_id}: pass caller=")
+
+    # ----- the wire ---------------------------------------------------------
+
+    @property
+    def wsgi_app(self) -> Callable[..., Any]:
+        """A WSGI application serving this emulator's API."""
+        from .http.app import WsgiApp
+
+        return WsgiApp(self._world)
+
+    @contextmanager
+    def intercept(self, *base_urls: str) -> Iterator[Emulator]:
+        """Route ``requests`` calls to ``base_urls`` into this emulator, with no socket.
+
+        By default both ``EMULATOR_BASE_URL`` and the real service's URL are
+        routed here.
+        """
+        from .http.intercept import intercepting
+
+        with intercepting(self._world, base_urls or (EMULATOR_BASE_URL, TURNKEY_BASE_URL)):
+            yield self
+
+    def client(self, org: OrganizationHandle, base_url: str = EMULATOR_BASE_URL) -> Any:
+        """An official-SDK ``TurnkeyClient`` for ``org`` (needs ``turnkey_http``).
+
+        Its requests reach this emulator while ``intercept()`` is active, or a
+        server when ``base_url`` is that server's URL.
+        """
+        from turnkey_api_key_stamper import ApiKeyStamper, ApiKeyStamperConfig
+        from turnkey_http import TurnkeyClient
+
+        stamper = ApiKeyStamper(ApiKeyStamperConfig(org.api_public_key, org.api_private_key))
+        return TurnkeyClient(
+            base_url=base_url, stamper=stamper, organization_id=org.organization_id
+        )
+
+
+def operation_named(name: str) -> Operation:
+    """The operation whose path name or SDK method name is ``name``."""
+    op = REGISTRY.get(name) or _BY_SDK_METHOD.get(name)
+    if op is None:
+        raise AttributeError(f"no operation named {name!r}")
+    return op
+
+
+_BY_SDK_METHOD = {op.sdk_method: op for op in REGISTRY.values()}
+
+
+def _facade_method(op: Operation, name: str) -> Callable[..., Json]:
+    def method(self: Emulator, parameters: Json | None = None, **kwargs: Any) -> Json:
+        return self.call(op.name, parameters, **kwargs)
+
+    method.__name__ = name
+    method.__qualname__ = f"Emulator.{name}"
+    method.__doc__ = f"{op.summary} (``{op.path}``); keyword arguments are its parameters."
+    return method
+
+
+def facade_method_names(op: Operation) -> tuple[str, ...]:
+    """The facade methods of ``op``: its path name, and its SDK name if different."""
+    return tuple(dict.fromkeys((op.name, op.sdk_method)))
+
+
+for _op in REGISTRY.values():
+    for _name in facade_method_names(_op):
+        if hasattr(Emulator, _name):
+            raise TypeError(f"facade method {_name} clashes with an Emulator attribute")
+        setattr(Emulator, _name, _facade_method(_op, _name))

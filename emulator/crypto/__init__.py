@@ -1,0 +1,1 @@
+"""Cryptographic primitives. Imports nothing from the layers above."""

@@ -1,0 +1,144 @@
+"""Run one request against the world: the path every way in goes through.
+
+The order is the real service's: the target organization (400 malformed, 404
+unknown), then the caller's stamp (401), then for an activity its
+fingerprint (the same body is the same activity), type, ``timestampMs``,
+parameters (400 naming each bad field) and permission (403), and finally the
+handler inside a transaction, so a failure changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from . import messages, render
+from .crypto.stamps import ApiKeyStamp
+from .errors import InvalidArgument, NotFound, ValidationFailed
+from .ids import is_uuid, uuid7_from
+from .models import Organization
+from .ops import ACTIVITY, Operation
+from .schema import Violations, check
+from .services.activities import check_timestamp, fingerprint, record_completed
+from .services.auth import Caller, authenticate
+from .services.authorization import authorize_activity
+from .services.context import Context
+from .transaction import Transaction
+from .world import World
+
+Json = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A parsed request: the operation, the JSON body, its exact bytes, the stamp."""
+
+    operation: Operation
+    body: Json
+    raw: bytes
+    stamp: ApiKeyStamp | None
+    check_signature: bool = True
+
+
+def dispatch(world: World, request: Request) -> Json:
+    """The response body for ``request``; raise ``TurnkeyApiError`` for an error answer."""
+    if not isinstance(request.body, dict):
+        raise InvalidArgument(messages.BAD_REQUEST_BODY, turnkey_error_code="REQUEST_INVALID")
+    op = request.operation
+    with world.lock:
+        org = target_organization(world, request.body.get("organizationId"))
+        caller = authenticate(
+            world,
+            org,
+            request.stamp,
+            request.raw,
+            is_activity=op.kind == ACTIVITY,
+            check_signature=request.check_signature,
+        )
+        if op.kind == ACTIVITY:
+            return _submit(world, org, caller, request)
+        return _query(world, org, caller, request)
+
+
+def target_organization(world: World, organization_id: object) -> Organization:
+    if not is_uuid(organization_id):
+        raise InvalidArgument(
+            messages.MALFORMED_ORGANIZATION_ID, turnkey_error_code="INVALID_ORGANIZATION_ID"
+        )
+    org = world.store.organizations.get(organization_id)  # type: ignore[arg-type]
+    if org is None:
+        raise NotFound(
+            messages.organization_not_found(str(organization_id)),
+            turnkey_error_code="ORGANIZATION_NOT_FOUND",
+        )
+    return org
+
+
+def _submit(world: World, org: Organization, caller: Caller, request: Request) -> Json:
+    op, body = request.operation, request.body
+    existing = world.store.activities_by_fingerprint.get(fingerprint(request.raw))
+    if existing is not None and existing.organization_id == org.organization_id:
+        return {"activity": render.activity(existing, org, caller.user.user_id)}
+    version = op.version(body.get("type"))
+    if version is None:
+        errors = Violations()
+        errors.add("type", f"must be one of {', '.join(op.activity_types)}")
+        raise ValidationFailed(errors)
+    timestamp_ms = check_timestamp(world, body.get("timestampMs"))
+    params = _checked(version.params, body.get("parameters"), "parameters")
+    canonical = version.upgrade(params) if version.upgrade else params
+    authorize_activity(caller, org, canonical, self_service=op.self_service)
+
+    now_ns = world.clock.now_ns()
+    tx = Transaction()
+    ids_state = world.ids.getstate()
+    tx.on_rollback(lambda: world.ids.setstate(ids_state))
+    try:
+        result = op.handler(Context(world, org, caller, now_ns, tx), canonical)
+        activity = record_completed(
+            world,
+            org,
+            caller,
+            activity_type=version.activity_type,
+            intent={version.intent_key: params},
+            seed_intent=version.seed_intent(params) if version.seed_intent else None,
+            result={version.result_key: result},
+            body=request.raw,
+            timestamp_ms=timestamp_ms,
+            now_ns=now_ns,
+        )
+        world.store.add_activity(tx, org, activity)
+    except BaseException:
+        tx.rollback()
+        raise
+    tx.commit()
+    return {"activity": render.activity(activity, org, caller.user.user_id)}
+
+
+def _query(world: World, org: Organization, caller: Caller, request: Request) -> Json:
+    op = request.operation
+    fields = {k: v for k, v in request.body.items() if k != "organizationId"}
+    assert op.body is not None
+    cleaned = _checked(op.body, fields, "")
+    now_ns = world.clock.now_ns()
+    data = op.handler(Context(world, org, caller, now_ns, Transaction()), cleaned)
+    if "activity" in op.result_keys:
+        return data
+    entropy = hashlib.sha256(request.raw + now_ns.to_bytes(8, "big")).digest()
+    envelope_id = uuid7_from(now_ns // 1_000_000, entropy)
+    envelope = render.query_envelope(data, org.organization_id, envelope_id, now_ns // 1_000_000)
+    return {**data, "activity": envelope}
+
+
+def _checked(spec, value: object, path: str) -> Json:
+    if value is None:
+        value = {}
+    if not isinstance(value, dict):
+        errors = Violations()
+        errors.add(path, "must be an object")
+        raise ValidationFailed(errors)
+    cleaned, errors = check(spec, value)
+    if errors:
+        raise ValidationFailed(errors)
+    return cleaned  # type: ignore[return-value]

@@ -1,0 +1,1 @@
+"""The wire: WSGI app, threaded server and in-process ``requests`` interception."""

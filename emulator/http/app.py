@@ -1,0 +1,89 @@
+"""HTTP requests to responses: routing, JSON, the stamp header, error bodies.
+
+``handle`` is the one entry point of the wire: the WSGI app, the server and
+the ``requests`` interception all call it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from http import HTTPStatus
+from typing import Any
+
+from .. import messages
+from ..crypto.stamps import MalformedStamp, parse_stamp_header
+from ..dispatch import Request, dispatch
+from ..errors import INTERNAL, NOT_FOUND, UNIMPLEMENTED, TurnkeyApiError, Unauthenticated
+from ..ops import find_by_path
+from ..world import World
+
+JSON_HEADERS = (("Content-Type", "application/json"),)
+
+
+def handle(
+    world: World, method: str, path: str, headers: Mapping[str, str], body: bytes
+) -> tuple[int, bytes]:
+    """Answer one HTTP request: ``(status, JSON body bytes)``. ``headers`` keys are lower case."""
+    try:
+        op = find_by_path(path)
+        if op is None:
+            raise TurnkeyApiError(NOT_FOUND, messages.NOT_FOUND_PATH)
+        if method != "POST":  # the gateway's answer: code 12, HTTP 501
+            raise TurnkeyApiError(UNIMPLEMENTED, messages.METHOD_NOT_ALLOWED)
+        try:
+            parsed = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            raise TurnkeyApiError(
+                3, messages.BAD_REQUEST_BODY, turnkey_error_code="REQUEST_INVALID"
+            ) from None
+        header = headers.get("x-stamp")
+        try:
+            stamp = parse_stamp_header(header) if header else None
+        except MalformedStamp:
+            raise Unauthenticated(
+                messages.MALFORMED_STAMP, turnkey_error_code="UNAUTHENTICATED"
+            ) from None
+        response = dispatch(world, Request(op, parsed, body, stamp))
+        return 200, json.dumps(response).encode()
+    except TurnkeyApiError as error:
+        return error.status, json.dumps(error.body()).encode()
+    except Exception:  # a bug of ours: answer like the real service, say why on stderr
+        error_id = str(uuid.uuid4())
+        print(f"internal server error ({error_id})", file=sys.stderr)
+        traceback.print_exc()
+        error = TurnkeyApiError(INTERNAL, f"internal server error ({error_id})")
+        return error.status, json.dumps(error.body()).encode()
+
+
+def status_line(status: int) -> str:
+    try:
+        return f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return str(status)
+
+
+class WsgiApp:
+    """A WSGI application over one emulated world."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def __call__(
+        self, environ: Mapping[str, Any], start_response: Callable[..., Any]
+    ) -> Iterable[bytes]:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"].read(length) if length > 0 else b""
+        headers = {
+            key[5:].replace("_", "-").lower(): value
+            for key, value in environ.items()
+            if key.startswith("HTTP_")
+        }
+        status, payload = handle(
+            self.world, environ["REQUEST_METHOD"], environ.get("PATH_INFO", "/"), headers, body
+        )
+        start_response(status_line(status), [*JSON_HEADERS, ("Content-Length", str(len(payload)))])
+        return [payload]

@@ -1,0 +1,39 @@
+"""A threaded HTTP server for the WSGI app: TCP_NODELAY, quiet, clean shutdown."""
+
+from __future__ import annotations
+
+import socket
+from socketserver import ThreadingMixIn
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from ..world import World
+from .app import WsgiApp
+
+
+class _Handler(WSGIRequestHandler):
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class ThreadingWsgiServer(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def make_api_server(world: World, host: str = "127.0.0.1", port: int = 8787) -> ThreadingWsgiServer:
+    """A server (not yet serving) bound to ``host:port``; port 0 picks a free one."""
+    server = make_server(
+        host, port, WsgiApp(world), server_class=ThreadingWsgiServer, handler_class=_Handler
+    )
+    return server  # type: ignore[return-value]
+
+
+def base_url(server: ThreadingWsgiServer) -> str:
+    host, port = server.server_address[:2]
+    if ":" in str(host):
+        host = f"[{host}]"
+    return f"http://{host}:{port}"

@@ -1,0 +1,130 @@
+"""Every error text the emulator answers with, in one place.
+
+Texts follow the real service's (Turnkey docs ``api-reference/overview/errors``
+and messages captured from the live API). Where the real text appends context,
+it does so as unquoted ``key=value`` pairs, and so do we.
+"""
+
+from __future__ import annotations
+
+# --- requests --------------------------------------------------------------
+BAD_REQUEST_BODY = "bad request body"
+INVALID_REQUEST = "invalid request"
+MALFORMED_ORGANIZATION_ID = "malformed organization ID provided"
+NOT_FOUND_PATH = "Not Found"
+METHOD_NOT_ALLOWED = "Method Not Allowed"
+
+
+def organization_not_found(organization_id: str) -> str:
+    return f"no organization found with the given ID organizationId={organization_id}"
+
+
+def validation_message(fields: list[str]) -> str:
+    """The message of a 400 for bad fields; the SDKs surface only the message, so name them."""
+    return f"{INVALID_REQUEST} (fieldViolations: {', '.join(fields)})"
+
+
+def timestamp_outside_window(timestamp_ms: int, now_ms: int, window_s: float) -> str:
+    drift_s = (timestamp_ms - now_ms) / 1000
+    direction = "ahead of" if drift_s > 0 else "behind"
+    return (
+        f"request timestamp is outside the allowed window: timestampMs={timestamp_ms} is "
+        f"{abs(drift_s):.3f}s {direction} the server clock (now={now_ms}); "
+        f"requests must be within {window_s:g}s"
+    )
+
+
+# --- authentication (401) --------------------------------------------------
+NO_STAMP_QUERY = "no valid authentication signature found for request"
+NO_STAMP_ACTIVITY = (
+    "cannot authenticate public API activity request without a stamp "
+    "(X-Stamp/X-Stamp-Webauthn header)"
+)
+MALFORMED_STAMP = "malformed activity stamp"
+BAD_SIGNATURE = "could not verify api key signature"
+
+
+def public_key_not_found(organization_id: str, public_key: str, *, has_parent: bool) -> str:
+    where = "organization or its parent organization" if has_parent else "organization"
+    return (
+        f"could not find public key in {where} organizationId={organization_id} "
+        f"publicKey={public_key}"
+    )
+
+
+def expired_api_key(public_key: str) -> str:
+    return (
+        "authentication failed: rpc error: code = Unauthenticated desc = "
+        f"expired api key publicKey={public_key}"
+    )
+
+
+# --- authorization (403 / 400) ---------------------------------------------
+IMPLICIT_DENY = (
+    "You don't have sufficient permissions to take this action. Please add a policy granting "
+    "this user permissions. Learn more at https://docs.turnkey.com/concepts/policies/quickstart."
+)
+NO_POLICY_ALLOWED = "No policies evaluated to outcome: Allow"
+
+
+def organization_mismatch(target_id: str, voters_org_id: str) -> str:
+    return (
+        f"organization mismatch: request is targeting organization ({target_id}), "
+        f"but voters are in organization ({voters_org_id})"
+    )
+
+
+# --- resources ---------------------------------------------------------------
+def user_not_found(user_id: str, organization_id: str) -> str:
+    return f"unable to find user {user_id} in organization {organization_id}"
+
+
+def api_key_not_found(api_key_id: str, organization_id: str) -> str:
+    return f"unable to find api key {api_key_id} in organization {organization_id}"
+
+
+def authenticator_not_found(authenticator_id: str, organization_id: str) -> str:
+    return f"unable to find authenticator {authenticator_id} in organization {organization_id}"
+
+
+def user_tag_not_found(tag_id: str, organization_id: str) -> str:
+    return f"unable to find user tag {tag_id} in organization {organization_id}"
+
+
+def activity_not_found(activity_id: str, organization_id: str) -> str:
+    return f"unable to find activity {activity_id} in organization {organization_id}"
+
+
+INVALID_API_KEY_EXPIRATION = "invalid api key expiration"
+MISSING_ATTESTATION = "missing parameter: user authenticator attestation"
+INVALID_ATTESTATION = "invalid authenticator attestation"
+MISSING_ATTESTATION_AUTH_DATA = "missing parameter: user authenticator attestation auth data"
+QUORUM_USERS_MISSING = "quorum users missing"
+MAX_AUTHENTICATORS = "user has exceeded maximum authenticators"
+MAX_LONG_LIVED_API_KEYS = "user has exceeded maximum long-lived api keys"
+MAX_USERS = "organization has exceeded maximum users"
+MAX_TAGS = "organization has exceeded maximum tags"
+
+
+def invalid_api_key_public_key(public_key: str, curve: str) -> str:
+    return f"invalid api key public key: {public_key!r} is not a {curve} public key"
+
+
+def duplicate_api_key(public_key: str) -> str:
+    return f"api key with public key {public_key} already exists for this user"
+
+
+def duplicate_authenticator(credential_id: str) -> str:
+    return f"authenticator with credential ID {credential_id} already exists for this user"
+
+
+def tag_name_taken(name: str) -> str:
+    return f"tag name must be unique: a tag named {name!r} already exists"
+
+
+def user_name_taken(name: str) -> str:
+    return f"user name must be unique: a user named {name!r} already exists"
+
+
+def invalid_pagination_cursor(cursor: str) -> str:
+    return f"invalid pagination cursor: no object with ID {cursor}"

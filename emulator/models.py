@@ -1,0 +1,142 @@
+"""The in-memory records of one emulated world.
+
+Plain dataclasses, snake_case, no wire shapes: ``render.py`` turns them into
+the JSON the real service answers with. Times are nanoseconds since the epoch
+on the emulator's clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Credential types of API-key-like credentials, by the curve of their key.
+API_KEY_CREDENTIAL_TYPES = {
+    "API_KEY_CURVE_P256": "CREDENTIAL_TYPE_API_KEY_P256",
+    "API_KEY_CURVE_SECP256K1": "CREDENTIAL_TYPE_API_KEY_SECP256K1",
+    "API_KEY_CURVE_ED25519": "CREDENTIAL_TYPE_API_KEY_ED25519",
+}
+
+
+@dataclass(slots=True)
+class ApiKey:
+    api_key_id: str
+    name: str
+    public_key: str
+    credential_type: str
+    created_at: int
+    updated_at: int
+    expiration_seconds: str | None = None
+
+    @property
+    def curve(self) -> str:
+        """The key's curve: ``P256``, ``SECP256K1`` or ``ED25519``."""
+        if self.credential_type.endswith("ED25519"):
+            return "ED25519"
+        if self.credential_type.endswith("SECP256K1"):
+            return "SECP256K1"
+        return "P256"
+
+    def expires_at_ns(self) -> int | None:
+        if self.expiration_seconds is None:
+            return None
+        return self.created_at + int(self.expiration_seconds) * 1_000_000_000
+
+
+@dataclass(slots=True)
+class Authenticator:
+    authenticator_id: str
+    name: str
+    credential_id: str  # base64url, as the client sent it
+    public_key: str  # base64url of the COSE key
+    aaguid: str
+    attestation_type: str
+    model: str
+    transports: list[str]
+    created_at: int
+    updated_at: int
+
+
+@dataclass(slots=True)
+class OauthProvider:
+    provider_id: str
+    name: str
+    issuer: str
+    audience: str
+    subject: str
+    created_at: int
+    updated_at: int
+
+
+@dataclass(slots=True)
+class User:
+    user_id: str
+    name: str
+    created_at: int
+    updated_at: int
+    email: str | None = None
+    phone_number: str | None = None
+    tag_ids: list[str] = field(default_factory=list)
+    api_keys: dict[str, ApiKey] = field(default_factory=dict)
+    authenticators: dict[str, Authenticator] = field(default_factory=dict)
+    oauth_providers: dict[str, OauthProvider] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Tag:
+    tag_id: str
+    name: str
+    tag_type: str  # TAG_TYPE_USER | TAG_TYPE_PRIVATE_KEY
+    created_at: int
+    updated_at: int
+
+
+@dataclass(slots=True)
+class Quorum:
+    threshold: int
+    user_ids: list[str]
+
+
+@dataclass(slots=True)
+class Vote:
+    vote_id: str
+    user_id: str
+    activity_id: str
+    selection: str
+    message: str
+    public_key: str
+    signature: str
+    scheme: str
+    created_at: int
+    user_snapshot: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Activity:
+    activity_id: str
+    organization_id: str
+    activity_type: str
+    status: str
+    intent: dict[str, Any]
+    result: dict[str, Any]
+    fingerprint: str
+    timestamp_ms: str
+    created_at: int
+    updated_at: int
+    votes: list[Vote] = field(default_factory=list)
+    failure: dict[str, Any] | None = None
+    seed_intent: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class Organization:
+    organization_id: str
+    name: str
+    created_at: int
+    root_quorum: Quorum
+    parent_id: str | None = None
+    users: dict[str, User] = field(default_factory=dict)
+    user_tags: dict[str, Tag] = field(default_factory=dict)
+    features: dict[str, str] = field(default_factory=dict)
+    activities: dict[str, Activity] = field(default_factory=dict)
+    sub_organization_ids: list[str] = field(default_factory=list)

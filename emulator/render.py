@@ -1,0 +1,173 @@
+"""Records to wire JSON: the exact shapes the real service answers with.
+
+Every list field the official SDKs require is always present (empty if need
+be); timestamps are ``{"seconds": "<str>", "nanos": "<str>"}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .clock import NANOS_PER_SECOND
+from .models import Activity, ApiKey, Authenticator, OauthProvider, Organization, Tag, User, Vote
+
+Json = dict[str, Any]
+
+QUERY_ACTIVITY_TYPE = "ACTIVITY_TYPE_UNKNOWN_V1"
+COMPLETED = "ACTIVITY_STATUS_COMPLETED"
+
+
+def timestamp(ns: int) -> Json:
+    return {"seconds": str(ns // NANOS_PER_SECOND), "nanos": str(ns % NANOS_PER_SECOND)}
+
+
+def api_key(key: ApiKey) -> Json:
+    out: Json = {
+        "credential": {"publicKey": key.public_key, "type": key.credential_type},
+        "apiKeyId": key.api_key_id,
+        "apiKeyName": key.name,
+        "createdAt": timestamp(key.created_at),
+        "updatedAt": timestamp(key.updated_at),
+    }
+    if key.expiration_seconds is not None:
+        out["expirationSeconds"] = key.expiration_seconds
+    return out
+
+
+def authenticator(auth: Authenticator) -> Json:
+    return {
+        "transports": list(auth.transports),
+        "attestationType": auth.attestation_type,
+        "aaguid": auth.aaguid,
+        "credentialId": auth.credential_id,
+        "model": auth.model,
+        "credential": {
+            "publicKey": auth.public_key,
+            "type": "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR",
+        },
+        "authenticatorId": auth.authenticator_id,
+        "authenticatorName": auth.name,
+        "createdAt": timestamp(auth.created_at),
+        "updatedAt": timestamp(auth.updated_at),
+    }
+
+
+def oauth_provider(provider: OauthProvider) -> Json:
+    return {
+        "providerId": provider.provider_id,
+        "providerName": provider.name,
+        "issuer": provider.issuer,
+        "audience": provider.audience,
+        "subject": provider.subject,
+        "createdAt": timestamp(provider.created_at),
+        "updatedAt": timestamp(provider.updated_at),
+    }
+
+
+def user(u: User) -> Json:
+    out: Json = {
+        "userId": u.user_id,
+        "userName": u.name,
+        "authenticators": [authenticator(a) for a in u.authenticators.values()],
+        "apiKeys": [api_key(k) for k in u.api_keys.values()],
+        "userTags": list(u.tag_ids),
+        "oauthProviders": [oauth_provider(p) for p in u.oauth_providers.values()],
+        "createdAt": timestamp(u.created_at),
+        "updatedAt": timestamp(u.updated_at),
+        "mfaPolicies": [],
+    }
+    if u.email is not None:
+        out["userEmail"] = u.email
+    if u.phone_number is not None:
+        out["userPhoneNumber"] = u.phone_number
+    return out
+
+
+def tag(t: Tag) -> Json:
+    return {
+        "tagId": t.tag_id,
+        "tagName": t.name,
+        "tagType": t.tag_type,
+        "createdAt": timestamp(t.created_at),
+        "updatedAt": timestamp(t.updated_at),
+    }
+
+
+def vote(v: Vote, voter: Json) -> Json:
+    return {
+        "id": v.vote_id,
+        "userId": v.user_id,
+        "user": voter,
+        "activityId": v.activity_id,
+        "selection": v.selection,
+        "message": v.message,
+        "publicKey": v.public_key,
+        "signature": v.signature,
+        "scheme": v.scheme,
+        "createdAt": timestamp(v.created_at),
+    }
+
+
+def activity(a: Activity, org: Organization, viewer_id: str | None) -> Json:
+    """An activity as the viewer (a user id, or nobody) sees it.
+
+    Beside the real ``intent`` and ``result``, a completed activity carries the
+    seed document's envelope ``result.activity = {type, intent, result}`` and
+    ``timestampMs``, and a version whose seed intent name differs from the
+    real one carries both intents. The SDKs ignore keys they do not know.
+    """
+    intent = dict(a.intent)
+    if a.seed_intent:
+        intent.update(a.seed_intent)
+    result = dict(a.result)
+    if a.status == COMPLETED and a.result:
+        result["activity"] = {
+            "type": a.activity_type,
+            "intent": dict(a.seed_intent or a.intent),
+            "result": dict(a.result),
+        }
+    voted = any(v.user_id == viewer_id for v in a.votes)
+    is_member = viewer_id is not None and viewer_id in org.users
+    return {
+        "id": a.activity_id,
+        "organizationId": a.organization_id,
+        "status": a.status,
+        "type": a.activity_type,
+        "intent": intent,
+        "result": result,
+        "votes": [vote(v, _voter(v, org)) for v in a.votes],
+        "fingerprint": a.fingerprint,
+        "canApprove": a.status == "ACTIVITY_STATUS_CONSENSUS_NEEDED" and is_member and not voted,
+        "canReject": is_member and a.status in _REJECTABLE,
+        "createdAt": timestamp(a.created_at),
+        "updatedAt": timestamp(a.updated_at),
+        "failure": a.failure,
+        "timestampMs": a.timestamp_ms,
+    }
+
+
+_REJECTABLE = frozenset(
+    {
+        "ACTIVITY_STATUS_CREATED",
+        "ACTIVITY_STATUS_PENDING",
+        "ACTIVITY_STATUS_CONSENSUS_NEEDED",
+        "ACTIVITY_STATUS_COMPLETED",
+    }
+)
+
+
+def _voter(v: Vote, org: Organization) -> Json:
+    current = org.users.get(v.user_id)
+    return user(current) if current is not None else dict(v.user_snapshot)
+
+
+def query_envelope(data: Json, organization_id: str, envelope_id: str, timestamp_ms: int) -> Json:
+    """The seed document's query envelope: the data wrapped in an activity."""
+    return {
+        "id": envelope_id,
+        "organizationId": organization_id,
+        "status": COMPLETED,
+        "type": QUERY_ACTIVITY_TYPE,
+        "timestampMs": str(timestamp_ms),
+        "result": data,
+    }

@@ -1,0 +1,248 @@
+"""A small declarative schema for request parameters.
+
+Each operation version declares its parameters once with these specs. Checking
+a value returns the cleaned value (unknown keys and ``null`` dropped, the way
+the real gateway reads proto JSON) and collects every violation with its
+dotted field path (``users.0.apiKeys.1.curveType``), which becomes the
+``google.rpc.BadRequest`` detail of a 400.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from .ids import is_uuid
+
+MISSING = object()
+
+LABEL_MAX_LENGTH = 256
+_HEX = re.compile(r"^[0-9a-fA-F]*$")
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+_E164 = re.compile(r"^\+[1-9]\d{1,14}$")
+_UINT = re.compile(r"^\d+$")
+
+
+@dataclass(frozen=True)
+class Violation:
+    field: str
+    description: str
+
+
+class Violations(list):
+    """The violations found while checking one request."""
+
+    def add(self, path: str, rule: str) -> None:
+        """Record that the field at ``path`` breaks ``rule`` ("is required", ...)."""
+        self.append(Violation(path or "body", f"This field {rule}."))
+
+
+def _join(path: str, key: str | int) -> str:
+    return f"{path}.{key}" if path else str(key)
+
+
+class Spec:
+    """Base of all specs: ``check`` returns the cleaned value or ``MISSING``."""
+
+    type_name = "value"
+
+    def check(self, value: object, path: str, errors: Violations) -> object:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return self.type_name
+
+
+@dataclass(frozen=True)
+class String(Spec):
+    """A string; ``fmt`` adds a format rule, ``max_length`` a length bound."""
+
+    fmt: str | None = None
+    max_length: int | None = None
+    non_empty: bool = False
+    type_name = "string"
+
+    def check(self, value, path, errors):
+        if not isinstance(value, str):
+            errors.add(path, "must be a string")
+            return MISSING
+        if self.non_empty and value == "":
+            errors.add(path, "must not be empty")
+            return MISSING
+        if self.max_length is not None and len(value) > self.max_length:
+            errors.add(path, f"must be at most {self.max_length} characters long")
+            return MISSING
+        if value and self.fmt is not None and not _FORMATS[self.fmt](value):
+            errors.add(path, f"must be a valid {_FORMAT_NAMES[self.fmt]}")
+            return MISSING
+        return value
+
+    def describe(self) -> str:
+        return f"string ({_FORMAT_NAMES[self.fmt]})" if self.fmt else "string"
+
+
+_FORMATS = {
+    "uuid": is_uuid,
+    "hex": lambda v: _HEX.match(v) is not None,
+    "email": lambda v: _EMAIL.match(v) is not None,
+    "e164": lambda v: _E164.match(v) is not None,
+    "uint": lambda v: _UINT.match(v) is not None,
+}
+_FORMAT_NAMES = {
+    "uuid": "UUID",
+    "hex": "hexadecimal string",
+    "email": "e-mail address",
+    "e164": "phone number in E.164 format",
+    "uint": "non-negative integer string",
+}
+
+
+@dataclass(frozen=True)
+class Enum(Spec):
+    values: tuple[str, ...]
+    type_name = "enum"
+
+    def check(self, value, path, errors):
+        if not isinstance(value, str) or value not in self.values:
+            errors.add(path, f"must be one of {', '.join(self.values)}")
+            return MISSING
+        return value
+
+    def describe(self) -> str:
+        return "enum " + " | ".join(self.values)
+
+
+@dataclass(frozen=True)
+class Boolean(Spec):
+    type_name = "boolean"
+
+    def check(self, value, path, errors):
+        if not isinstance(value, bool):
+            errors.add(path, "must be a boolean")
+            return MISSING
+        return value
+
+
+@dataclass(frozen=True)
+class Integer(Spec):
+    """A proto integer: a JSON number or a decimal string, as proto JSON allows."""
+
+    minimum: int | None = None
+    maximum: int | None = None
+    type_name = "integer"
+
+    def check(self, value, path, errors):
+        if isinstance(value, bool):
+            number = None
+        elif isinstance(value, int):
+            number = value
+        elif (isinstance(value, float) and value.is_integer()) or (
+            isinstance(value, str) and re.fullmatch(r"-?\d+", value)
+        ):
+            number = int(value)
+        else:
+            number = None
+        if number is None:
+            errors.add(path, "must be an integer")
+            return MISSING
+        if self.minimum is not None and number < self.minimum:
+            errors.add(path, f"must be at least {self.minimum}")
+            return MISSING
+        if self.maximum is not None and number > self.maximum:
+            errors.add(path, f"must be at most {self.maximum}")
+            return MISSING
+        return number
+
+
+@dataclass(frozen=True)
+class Array(Spec):
+    items: Spec
+    min_items: int = 0
+    type_name = "array"
+
+    def check(self, value, path, errors):
+        if not isinstance(value, list):
+            errors.add(path, "must be an array")
+            return MISSING
+        if len(value) < self.min_items:
+            errors.add(path, f"must contain at least {self.min_items} item(s)")
+            return MISSING
+        out = []
+        for index, item in enumerate(value):
+            item_path = _join(path, index)
+            if item is None:
+                errors.add(item_path, "must not be null")
+                continue
+            cleaned = self.items.check(item, item_path, errors)
+            if cleaned is not MISSING:
+                out.append(cleaned)
+        return out
+
+    def describe(self) -> str:
+        return f"[{self.items.describe()}]"
+
+
+@dataclass(frozen=True)
+class Field:
+    spec: Spec
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class Object(Spec):
+    """A JSON object with named fields; unknown keys are ignored and dropped."""
+
+    fields: Mapping[str, Field] = field(default_factory=dict)
+    type_name = "object"
+
+    def check(self, value, path, errors):
+        if not isinstance(value, dict):
+            errors.add(path, "must be an object")
+            return MISSING
+        out = {}
+        for name, fld in self.fields.items():
+            raw = value.get(name)
+            field_path = _join(path, name)
+            if raw is None:
+                if fld.required:
+                    errors.add(field_path, "is required")
+                continue
+            if fld.required and raw == "" and isinstance(fld.spec, String | Enum):
+                errors.add(field_path, "is required")
+                continue
+            cleaned = fld.spec.check(raw, field_path, errors)
+            if cleaned is not MISSING:
+                out[name] = cleaned
+        return out
+
+    def describe(self) -> str:
+        return "object"
+
+    def field_names(self) -> Iterable[str]:
+        return self.fields.keys()
+
+
+def obj(**fields: Spec | Field) -> Object:
+    """Declare an object; a bare spec is a required field, ``opt(spec)`` an optional one."""
+    return Object({k: v if isinstance(v, Field) else Field(v) for k, v in fields.items()})
+
+
+def opt(spec: Spec) -> Field:
+    return Field(spec, required=False)
+
+
+def label() -> String:
+    """A human-readable name (the real ``tk_label``): non-empty, bounded length."""
+    return String(max_length=LABEL_MAX_LENGTH)
+
+
+def uuid() -> String:
+    return String(fmt="uuid")
+
+
+def check(spec: Spec, value: object) -> tuple[object, Violations]:
+    """Check ``value`` against ``spec``; return the cleaned value and the violations."""
+    errors = Violations()
+    cleaned = spec.check(value, "", errors)
+    return cleaned, errors

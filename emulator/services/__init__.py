@@ -1,0 +1,1 @@
+"""Domain logic: authentication, authorization, the activity lifecycle, paging."""

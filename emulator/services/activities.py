@@ -1,0 +1,87 @@
+"""The activity lifecycle: fingerprints, liveness of ``timestampMs``, records.
+
+An activity's fingerprint is ``sha256:`` and the hex SHA-256 of the exact body
+bytes; the same body again is the same activity. Activities complete
+synchronously: the submit response already says COMPLETED.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from .. import messages, render
+from ..errors import InvalidArgument, ValidationFailed
+from ..models import Activity, Organization, Vote
+from ..schema import Violations
+from ..world import World
+from .auth import Caller
+
+COMPLETED = "ACTIVITY_STATUS_COMPLETED"
+APPROVED = "VOTE_SELECTION_APPROVED"
+
+
+def fingerprint(body: bytes) -> str:
+    return "sha256:" + hashlib.sha256(body).hexdigest()
+
+
+def check_timestamp(world: World, raw: object) -> str:
+    """``timestampMs`` as a string, after checking it is recent on the emulator's clock."""
+    text = str(raw) if isinstance(raw, int) and not isinstance(raw, bool) else raw
+    if not isinstance(text, str) or not text.isdigit():
+        errors = Violations()
+        errors.add("timestampMs", "must be a string of milliseconds since the epoch")
+        raise ValidationFailed(errors)
+    window = world.settings.timestamp_window_s
+    if window is not None:
+        now_ms = world.clock.now_ms()
+        if abs(int(text) - now_ms) > window * 1000:
+            raise InvalidArgument(
+                messages.timestamp_outside_window(int(text), now_ms, window),
+                turnkey_error_code="INVALID_TIME",
+            )
+    return text
+
+
+def record_completed(
+    world: World,
+    org: Organization,
+    caller: Caller,
+    *,
+    activity_type: str,
+    intent: dict[str, Any],
+    seed_intent: dict[str, Any] | None,
+    result: dict[str, Any],
+    body: bytes,
+    timestamp_ms: str,
+    now_ns: int,
+) -> Activity:
+    """A completed activity with the proposer's vote (their stamp over the body)."""
+    activity_id = world.ids.uuid7(now_ns // 1_000_000)
+    stamp = caller.stamp
+    vote = Vote(
+        vote_id=world.ids.uuid4(),
+        user_id=caller.user.user_id,
+        activity_id=activity_id,
+        selection=APPROVED,
+        message=body.decode("utf-8"),
+        public_key=stamp.public_key,
+        signature=stamp.signature,
+        scheme=stamp.scheme,
+        created_at=now_ns,
+        user_snapshot=render.user(caller.user),
+    )
+    return Activity(
+        activity_id=activity_id,
+        organization_id=org.organization_id,
+        activity_type=activity_type,
+        status=COMPLETED,
+        intent=intent,
+        result=result,
+        fingerprint=fingerprint(body),
+        timestamp_ms=timestamp_ms,
+        created_at=now_ns,
+        updated_at=now_ns,
+        votes=[vote],
+        seed_intent=seed_intent,
+    )

@@ -1,0 +1,32 @@
+"""What a handler is given: the world, the target organization, the caller."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..models import Organization
+from ..store import Store
+from ..transaction import Transaction
+from ..world import Settings, World
+from .auth import Caller
+
+
+@dataclass
+class Context:
+    world: World
+    org: Organization
+    caller: Caller
+    now_ns: int
+    tx: Transaction
+
+    @property
+    def store(self) -> Store:
+        return self.world.store
+
+    @property
+    def settings(self) -> Settings:
+        return self.world.settings
+
+    def new_id(self) -> str:
+        """A fresh UUIDv4 for a new resource."""
+        return self.world.ids.uuid4()

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from emulator import Emulator
+from emulator.http.app import handle
+from emulator.http.server import base_url, make_api_server
+
+from .helpers import encode, stamped_headers
+
+
+class Wire:
+    """Send raw HTTP-shaped requests to an emulator, in-process, and read the answers."""
+
+    def __init__(self, emu: Emulator) -> None:
+        self.emu = emu
+
+    def post(self, path: str, body: Any, key=None, *, raw: bytes | None = None, headers=None):
+        data = raw if raw is not None else encode(body)
+        hdrs = dict(headers or {})
+        if key is not None:
+            hdrs.update(stamped_headers(data, key))
+        status, payload = handle(self.emu.world, "POST", path, hdrs, data)
+        import json
+
+        return status, json.loads(payload)
+
+
+@pytest.fixture
+def wire(turnkey_emulator: Emulator) -> Wire:
+    return Wire(turnkey_emulator)
+
+
+@pytest.fixture
+def live_server(turnkey_emulator: Emulator) -> Iterator[str]:
+    """The test's emulator served over a real socket; yields its base URL."""
+    server = make_api_server(turnkey_emulator.world, "127.0.0.1", 0)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
+    thread.start()
+    try:
+        yield base_url(server)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(params=["in-process", "socket"])
+def sdk(request, turnkey_emulator: Emulator, turnkey_org):
+    """The official TurnkeyClient for ``turnkey_org``, in-process and over a real socket."""
+    pytest.importorskip("turnkey_http")
+    if request.param == "in-process":
+        with turnkey_emulator.intercept():
+            yield turnkey_emulator.client(turnkey_org)
+    else:
+        url = request.getfixturevalue("live_server")
+        yield turnkey_emulator.client(turnkey_org, base_url=url)
