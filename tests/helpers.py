@@ -60,3 +60,33 @@ def encode(body: Any) -> bytes:
 
 def new_key(curve: str = "API_KEY_CURVE_P256") -> ApiKeyPair:
     return generate_key_pair(curve)
+
+
+def state_digest(emu) -> str:
+    """Everything observable about an emulator's state, as one string."""
+    from emulator import render
+
+    world = emu.world
+    store = world.store
+    orgs = {
+        org_id: {
+            "name": org.name,
+            "parent": org.parent_id,
+            "subs": org.sub_organization_ids,
+            "quorum": [org.root_quorum.threshold, org.root_quorum.user_ids],
+            "features": org.features,
+            "users": [render.user(u) for u in org.users.values()],
+            "tags": [render.tag(t) for t in org.user_tags.values()],
+            "activities": [render.activity(a, org, None) for a in org.activities.values()],
+        }
+        for org_id, org in store.organizations.items()
+    }
+    indexes = {
+        "keys": {
+            key: [(o.organization_id, o.user_id, o.api_key_id) for o in owners]
+            for key, owners in store.api_keys_by_public_key.items()
+        },
+        "fingerprints": sorted(store.activities_by_fingerprint),
+        "activity_ids": sorted(store.activities_by_id),
+    }
+    return json.dumps([orgs, indexes, repr(world.ids.getstate())], sort_keys=True, default=str)

@@ -61,7 +61,7 @@ PUBLIC_KEY_CREDENTIAL = obj(  # v1PublicKeyCredentialWithAttestation (the V1 sha
     clientExtensionResults=obj(
         appid=opt(Boolean()),
         appidExclude=opt(Boolean()),
-        credProps=opt(obj(rk=opt(Boolean()))),
+        credProps=opt(obj(rk=Boolean())),
     ),
 )
 AUTHENTICATOR_PARAMS = obj(

@@ -1,0 +1,388 @@
+"""Benchmarks of the emulator, as medians and as ratios to one raw P-256 verification.
+
+The floor is one ``cryptography`` P-256 ECDSA/SHA-256 verification of a
+100-byte body, measured in the same run (half before the other benchmarks,
+half after, pooled), so ratios compare across machines better than
+microseconds do. Every figure is the median of many single-call timings taken
+with ``time.perf_counter`` after a warm-up.
+
+    python bench/run.py            # full run (a few seconds)
+    python bench/run.py --quick    # fewer repetitions
+    python bench/run.py --json     # one JSON object on stdout instead of the table
+
+Figures are from one machine and one run; treat small differences as noise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import cryptography
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from emulator import Emulator, OrganizationHandle
+from emulator.http.server import base_url, make_api_server
+
+BODY_BYTES = 100
+RUN_TAG = f"{time.time_ns():x}"  # keeps user names unique across emulators and runs
+
+
+# ----- measuring ----------------------------------------------------------------
+
+
+def warmup_for(reps: int) -> int:
+    """The untimed calls before ``reps`` timed ones."""
+    return max(10, reps // 10)
+
+
+def measure(
+    fn: Callable[..., Any],
+    reps: int,
+    *,
+    prepare: Callable[[int], tuple[Any, ...]] | None = None,
+    warmup: int | None = None,
+) -> list[float]:
+    """``reps`` timings of ``fn`` in microseconds, after a warm-up.
+
+    ``prepare(i)`` builds the arguments of call ``i`` outside the timed region.
+    """
+    warmup = warmup_for(reps) if warmup is None else warmup
+    samples: list[float] = []
+    clock = time.perf_counter
+    for i in range(warmup + reps):
+        args = prepare(i) if prepare is not None else ()
+        start = clock()
+        fn(*args)
+        elapsed = clock() - start
+        if i >= warmup:
+            samples.append(elapsed * 1e6)
+    return samples
+
+
+@dataclass(frozen=True)
+class Goal:
+    limit: float
+    unit: str  # "us" (absolute) or "x" (ratio to the floor)
+
+    def met(self, median_us: float, ratio: float) -> bool:
+        return (median_us if self.unit == "us" else ratio) < self.limit
+
+    def __str__(self) -> str:
+        if self.unit == "us":
+            return f"< {self.limit:g} µs"
+        return f"< {self.limit:g}x verify"
+
+
+@dataclass
+class Result:
+    name: str
+    samples: list[float]
+    goal: Goal | None = None
+    floor: float = 0.0
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def ratio(self) -> float:
+        return self.median / self.floor
+
+    @property
+    def status(self) -> str:
+        if self.goal is None:
+            return "-"
+        return "PASS" if self.goal.met(self.median, self.ratio) else "MISS"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "reps": len(self.samples),
+            "median_us": round(self.median, 3),
+            "p10_us": round(_quantile(self.samples, 0.10), 3),
+            "p90_us": round(_quantile(self.samples, 0.90), 3),
+            "ratio_to_verify": round(self.ratio, 3),
+            "goal": str(self.goal) if self.goal else None,
+            "status": self.status if self.goal else None,
+        }
+
+
+def _quantile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+# ----- what is measured ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reps:
+    floor: int  # per half: before and after the rest
+    sign: int
+    fresh: int
+    facade: int
+    sdk: int
+    http: int
+
+
+FULL = Reps(floor=3000, sign=3000, fresh=2000, facade=5000, sdk=2000, http=1000)
+QUICK = Reps(floor=300, sign=300, fresh=200, facade=500, sdk=200, http=100)
+
+
+class Floor:
+    """One raw P-256 verification (and, for reference, one signature)."""
+
+    def __init__(self) -> None:
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        self.public = self.key.public_key()
+        self.body = json.dumps({"organizationId": "0" * 36, "timestampMs": "1" * 13}).encode()
+        self.body = self.body.ljust(BODY_BYTES)  # still valid JSON
+        assert len(self.body) == BODY_BYTES
+        self.algorithm = ec.ECDSA(hashes.SHA256())
+        self.signature = self.key.sign(self.body, self.algorithm)  # DER
+
+    def verify(self) -> None:
+        self.public.verify(self.signature, self.body, self.algorithm)
+
+    def sign(self) -> None:
+        self.key.sign(self.body, self.algorithm)
+
+
+def bench_emulator(emu: Emulator) -> Emulator:
+    emu.settings.max_users_per_organization = 10**9
+    return emu
+
+
+def user_name(prefix: str, i: int) -> str:
+    return f"bench-{RUN_TAG}-{prefix}-{i}"
+
+
+def facade_user(name: str) -> dict[str, Any]:
+    return {
+        "userName": name,
+        "apiKeys": [],
+        "authenticators": [],
+        "oauthProviders": [],
+        "userTags": [],
+    }
+
+
+def users_of(emu: Emulator, org: OrganizationHandle) -> int:
+    return len(emu.world.store.organizations[org.organization_id].users)
+
+
+def check_created(
+    emu: Emulator, org: OrganizationHandle, before: int, calls: int, what: str
+) -> None:
+    """Every timed create_users made a new user (nothing was deduplicated or refused)."""
+    made = users_of(emu, org) - before
+    if made != calls:
+        raise SystemExit(f"{what}: {calls} create_users calls made {made} users")
+
+
+def run_fresh(reps: Reps) -> list[float]:
+    def fresh() -> None:
+        Emulator().create_organization("Acme")
+
+    return measure(fresh, reps.fresh)
+
+
+def run_facade(reps: Reps) -> tuple[list[float], list[float]]:
+    emu = bench_emulator(Emulator())
+    org = emu.create_organization("Acme")
+    assert emu.get_whoami()["userId"] == org.user_id
+
+    whoami = measure(emu.get_whoami, reps.facade)
+
+    before = users_of(emu, org)
+
+    def create(users: list[dict[str, Any]]) -> None:
+        emu.create_users(users=users)
+
+    create_samples = measure(
+        create, reps.facade, prepare=lambda i: ([facade_user(user_name("facade", i))],)
+    )
+    check_created(emu, org, before, len(create_samples) + warmup_for(reps.facade), "facade")
+    return whoami, create_samples
+
+
+def run_sdk(emu: Emulator, org: OrganizationHandle, client: Any, n: int, tag: str):
+    from turnkey_sdk_types import CreateUsersBody, GetWhoamiBody, v1UserParamsV3
+
+    assert client.get_whoami(GetWhoamiBody()).userId == org.user_id
+    whoami = measure(lambda: client.get_whoami(GetWhoamiBody()), n)
+
+    def body(i: int) -> tuple[CreateUsersBody]:
+        user = v1UserParamsV3(
+            userName=user_name(tag, i),
+            apiKeys=[],
+            authenticators=[],
+            oauthProviders=[],
+            userTags=[],
+        )
+        return (CreateUsersBody(users=[user]),)
+
+    before = users_of(emu, org)
+    first = client.create_users(body(-1)[0])
+    assert first.activity.status == "ACTIVITY_STATUS_COMPLETED", first.activity.status
+    create = measure(client.create_users, n, prepare=body)
+    check_created(emu, org, before, 1 + len(create) + warmup_for(n), tag)
+    return whoami, create
+
+
+def run_sdk_in_process(reps: Reps):
+    emu = bench_emulator(Emulator())
+    org = emu.create_organization("Acme")
+    with emu.intercept():
+        client = emu.client(org)
+        return run_sdk(emu, org, client, reps.sdk, "sdk")
+
+
+@contextmanager
+def served(emu: Emulator) -> Iterator[str]:
+    server = make_api_server(emu.world, "127.0.0.1", 0)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
+    thread.start()
+    try:
+        yield base_url(server)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def run_http(reps: Reps):
+    emu = bench_emulator(Emulator())
+    org = emu.create_organization("Acme")
+    with served(emu) as url:
+        client = emu.client(org, base_url=url)
+        return run_sdk(emu, org, client, reps.http, "http")
+
+
+# ----- the run ------------------------------------------------------------------
+
+
+def run(quick: bool, progress: Callable[[str], None]) -> dict[str, Any]:
+    reps = QUICK if quick else FULL
+    started = time.perf_counter()
+    floor = Floor()
+
+    progress("floor (P-256 verify), first half")
+    verify_before = measure(floor.verify, reps.floor)
+    progress("P-256 sign")
+    sign = measure(floor.sign, reps.sign)
+    progress("fresh emulator + organization")
+    fresh = run_fresh(reps)
+    progress("facade")
+    facade_whoami, facade_create = run_facade(reps)
+    progress("official SDK, in-process")
+    sdk_whoami, sdk_create = run_sdk_in_process(reps)
+    progress("official SDK over HTTP")
+    http_whoami, http_create = run_http(reps)
+    progress("floor (P-256 verify), second half")
+    verify_after = measure(floor.verify, reps.floor)
+
+    floor_us = statistics.median(verify_before + verify_after)
+    results = [
+        Result("P-256 verify (floor)", verify_before + verify_after),
+        Result("P-256 sign (reference)", sign),
+        Result("fresh Emulator + create_organization", fresh, Goal(1000, "us")),
+        Result("facade get_whoami", facade_whoami, Goal(3, "x")),
+        Result("facade create_users (1 user)", facade_create),
+        Result("SDK in-process get_whoami", sdk_whoami),
+        Result("SDK in-process create_users", sdk_create),
+        Result("SDK over HTTP get_whoami", http_whoami),
+        Result("SDK over HTTP create_users", http_create),
+    ]
+    for result in results:
+        result.floor = floor_us
+    return {
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cryptography": cryptography.__version__,
+        "quick": quick,
+        "floor_us": round(floor_us, 3),
+        "floor_first_half_us": round(statistics.median(verify_before), 3),
+        "floor_second_half_us": round(statistics.median(verify_after), 3),
+        "elapsed_s": round(time.perf_counter() - started, 2),
+        "results": results,
+        "note": "Figures are from one machine and one run; ratios travel better than µs.",
+    }
+
+
+def print_table(report: dict[str, Any]) -> None:
+    results: list[Result] = report["results"]
+    headers = ("benchmark", "n", "median µs", "x verify", "goal", "status")
+    rows = [
+        (
+            r.name,
+            str(len(r.samples)),
+            f"{r.median:,.1f}",
+            f"{r.ratio:,.2f}",
+            str(r.goal) if r.goal else "-",
+            r.status,
+        )
+        for r in results
+    ]
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
+    align = ("<", ">", ">", ">", "<", "<")
+
+    def line(cells: tuple[str, ...]) -> str:
+        return "  ".join(f"{c:{a}{w}}" for c, a, w in zip(cells, align, widths, strict=True))
+
+    print(
+        f"Python {report['python']} ({report['implementation']}) on {report['platform']}, "
+        f"cryptography {report['cryptography']}"
+    )
+    mode = "quick" if report["quick"] else "full"
+    print(
+        f"{mode} run in {report['elapsed_s']} s; floor = one P-256 verify of a "
+        f"{BODY_BYTES}-byte body = {report['floor_us']:.1f} µs "
+        f"(halves: {report['floor_first_half_us']:.1f} / {report['floor_second_half_us']:.1f} µs)"
+    )
+    print()
+    print(line(headers))
+    print(line(tuple("-" * w for w in widths)))
+    for row in rows:
+        print(line(row))
+    print()
+    print("SDK over HTTP: turnkey_http uses requests.post, so each call opens a new connection.")
+    print(report["note"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions (a few seconds)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead")
+    args = parser.parse_args(argv)
+
+    def progress(what: str) -> None:
+        if not args.json:
+            print(f"  measuring {what} ...", file=sys.stderr, flush=True)
+
+    report = run(args.quick, progress)
+    if args.json:
+        out = {**report, "results": [r.as_json() for r in report["results"]]}
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        print_table(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""The registry is the one source of truth: router, facade, docs and SDK agree with it."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from pathlib import Path
+
+import pytest
+
+from emulator import Emulator
+from emulator.api import facade_method_names
+from emulator.ops import ACTIVITY, QUERY, REGISTRY, find_by_path
+from emulator.ops.table import operations_table
+from emulator.schema import Array, Object
+
+turnkey_http = pytest.importorskip("turnkey_http")
+sdk_types = pytest.importorskip("turnkey_sdk_types")
+TurnkeyClient = turnkey_http.TurnkeyClient
+SDK_SOURCE = inspect.getsource(inspect.getmodule(TurnkeyClient))
+
+OPS = sorted(REGISTRY.values(), key=lambda op: op.name)
+
+
+@pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
+def test_router_serves_each_operation_at_its_path(op):
+    assert find_by_path(op.path) is op
+    other_kind = (
+        op.path.replace("/submit/", "/query/")
+        if op.kind == ACTIVITY
+        else op.path.replace("/query/", "/submit/")
+    )
+    assert find_by_path(other_kind) is None
+
+
+@pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
+def test_facade_has_a_method_per_name(op):
+    for name in facade_method_names(op):
+        method = getattr(Emulator, name)
+        assert op.path in method.__doc__
+
+
+def test_facade_has_no_method_the_registry_does_not_know():
+    plumbing = {
+        "call",
+        "client",
+        "clock",
+        "create_organization",
+        "intercept",
+        "settings",
+        "world",
+        "wsgi_app",
+    }
+    names = {name for op in OPS for name in facade_method_names(op)}
+    public = {n for n in dir(Emulator) if not n.startswith("_")}
+    assert public - names == plumbing
+
+
+def test_docs_table_matches_registry():
+    table = (Path(__file__).parent.parent / "docs" / "operations.md").read_text()
+    assert table == operations_table(), (
+        "regenerate: python -m emulator.ops.table > docs/operations.md"
+    )
+
+
+@pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
+def test_sdk_method_calls_this_path_with_this_type(op):
+    method = getattr(TurnkeyClient, op.sdk_method)
+    source = inspect.getsource(method)
+    assert f'"{op.path}"' in source
+    if op.kind == ACTIVITY:
+        assert f'"type": "{op.default_type}"' in source
+        assert f'"{op.default_version.result_key}"' in source
+
+
+@pytest.mark.parametrize("op", [op for op in OPS if op.kind == ACTIVITY], ids=lambda op: op.name)
+def test_every_version_names_real_types_and_keys(op):
+    intent_fields = sdk_types.v1Intent.model_fields
+    result_fields = sdk_types.v1Result.model_fields
+    known_types = {t.value for t in sdk_types.v1ActivityType}
+    for version in op.versions:
+        assert version.activity_type in known_types
+        assert version.intent_key in intent_fields
+        assert version.result_key in result_fields
+        if version.seed_intent_key:
+            assert version.seed_intent_key in intent_fields
+
+
+def _resolve(annotation):
+    if isinstance(annotation, typing.ForwardRef):
+        return eval(annotation.__forward_arg__, vars(sdk_types.generated.types))
+    if isinstance(annotation, str):
+        return eval(annotation, vars(sdk_types.generated.types))
+    return annotation
+
+
+def _model_of(annotation):
+    """The pydantic model inside Optional[...] / List[...], and whether it was a list."""
+    annotation = _resolve(annotation)
+    args = typing.get_args(annotation)
+    origin = typing.get_origin(annotation)
+    if origin is list:
+        inner, _ = _model_of(args[0])
+        return inner, True
+    if args:  # Optional / Union
+        for arg in args:
+            if arg is not type(None):
+                return _model_of(arg)
+    return annotation, False
+
+
+def _compare(spec: Object, model, path: str) -> list[str]:
+    problems = []
+    fields = model.model_fields
+    if set(spec.fields) != set(fields):
+        problems.append(f"{path}: fields {sorted(spec.fields)} != SDK {sorted(fields)}")
+        return problems
+    for name, field in spec.fields.items():
+        sdk_field = fields[name]
+        if field.required != sdk_field.is_required():
+            problems.append(
+                f"{path}.{name}: required={field.required}, SDK {sdk_field.is_required()}"
+            )
+        inner_spec = field.spec.items if isinstance(field.spec, Array) else field.spec
+        inner_model, _ = _model_of(sdk_field.annotation)
+        if isinstance(inner_spec, Object) and hasattr(inner_model, "model_fields"):
+            problems += _compare(inner_spec, inner_model, f"{path}.{name}")
+    return problems
+
+
+@pytest.mark.parametrize("op", [op for op in OPS if op.kind == ACTIVITY], ids=lambda op: op.name)
+def test_parameter_schemas_match_the_sdk_intent_models(op):
+    for version in op.versions:
+        model, _ = _model_of(sdk_types.v1Intent.model_fields[version.intent_key].annotation)
+        assert _compare(version.params, model, version.activity_type) == []
+
+
+@pytest.mark.parametrize("op", [op for op in OPS if op.kind == QUERY], ids=lambda op: op.name)
+def test_query_bodies_match_the_sdk_body_models(op):
+    annotation = (
+        inspect.signature(getattr(TurnkeyClient, op.sdk_method)).parameters["input"].annotation
+    )
+    body_model, _ = _model_of(annotation)
+    fields = {k: v for k, v in body_model.model_fields.items() if k != "organizationId"}
+    assert set(op.body.fields) == set(fields)
+    for name, field in op.body.fields.items():
+        assert field.required == fields[name].is_required(), name
+
+
+@pytest.mark.parametrize("op", [op for op in OPS if op.kind == QUERY], ids=lambda op: op.name)
+def test_query_result_keys_match_the_sdk_response_models(op):
+    response_model = inspect.signature(getattr(TurnkeyClient, op.sdk_method)).return_annotation
+    if isinstance(response_model, str):
+        response_model = getattr(sdk_types, response_model)
+    required = {k for k, f in response_model.model_fields.items() if f.is_required()}
+    assert required <= set(op.result_keys) <= set(response_model.model_fields)
