@@ -84,6 +84,7 @@ class Emulator:
         self._world = World(clock=clock or Clock(), ids=IdSource(seed), settings=settings)
         self._callers: dict[str, ApiKeyPair] = {}
         self._first_org_id: str | None = None
+        self._last_timestamp_ms = 0
 
     # ----- the world --------------------------------------------------------
 
@@ -193,7 +194,9 @@ class Emulator:
         body = {
             "parameters": params,
             "organizationId": org_id,
-            "timestampMs": str(timestamp_ms if timestamp_ms is not None else self.clock.now_ms()),
+            "timestampMs": str(
+                timestamp_ms if timestamp_ms is not None else self._next_timestamp_ms()
+            ),
             "type": activity_type or op.default_type,
         }
         raw = json.dumps(body).encode()
@@ -206,6 +209,12 @@ class Emulator:
         version = op.version(activity["type"])
         result = activity["result"].get(version.result_key) if version else None
         return {"activity": activity, **(result or {})}
+
+    def _next_timestamp_ms(self) -> int:
+        """The clock's milliseconds, but never the same twice: two facade calls are two
+        activities even within one millisecond (pass ``timestamp_ms=`` to resubmit)."""
+        self._last_timestamp_ms = max(self.clock.now_ms(), self._last_timestamp_ms + 1)
+        return self._last_timestamp_ms
 
     def _caller_key(self, org_id: str, caller: Caller | None) -> ApiKeyPair:
         if isinstance(caller, OrganizationHandle):
