@@ -21,10 +21,8 @@ import json
 import platform
 import statistics
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +33,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from emulator import Emulator, OrganizationHandle
 from emulator.crypto.stamps import sign_stamp
 from emulator.http.app import handle
-from emulator.http.server import base_url, make_api_server
+from emulator.http.server import serving
 
 BODY_BYTES = 100
 RUN_TAG = f"{time.time_ns():x}"  # keeps user names unique across emulators and runs
@@ -268,25 +266,10 @@ def run_sdk_in_process(reps: Reps):
         return run_sdk(emu, org, client, reps.sdk, "sdk")
 
 
-@contextmanager
-def served(emu: Emulator) -> Iterator[str]:
-    server = make_api_server(emu.world, "127.0.0.1", 0)
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
-    thread.start()
-    try:
-        yield base_url(server)
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
-
-
 def run_http(reps: Reps):
     emu = bench_emulator(Emulator())
     org = emu.create_organization("Acme")
-    with served(emu) as url:
+    with serving(emu.world) as url:
         client = emu.client(org, base_url=url)
         return run_sdk(emu, org, client, reps.http, "http")
 

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -8,7 +7,7 @@ import pytest
 
 from emulator import Emulator
 from emulator.http.app import handle
-from emulator.http.server import base_url, make_api_server
+from emulator.http.server import serving
 
 from .helpers import encode, stamped_headers
 
@@ -38,16 +37,8 @@ def wire(turnkey_emulator: Emulator) -> Wire:
 @pytest.fixture
 def live_server(turnkey_emulator: Emulator) -> Iterator[str]:
     """The test's emulator served over a real socket; yields its base URL."""
-    server = make_api_server(turnkey_emulator.world, "127.0.0.1", 0)
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
-    thread.start()
-    try:
-        yield base_url(server)
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(turnkey_emulator.world) as url:
+        yield url
 
 
 @pytest.fixture(params=["in-process", "socket"])

@@ -232,7 +232,7 @@ def test_create_authenticators_seed_intent_is_the_v1_shape(turnkey_emulator, tur
 
 
 def test_create_authenticators_v1(turnkey_emulator, turnkey_org):
-    device, params = _authenticator()
+    _, params = _authenticator()
     attestation = params["attestation"]
     v1 = {
         "authenticatorName": "old",

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from socketserver import ThreadingMixIn
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
@@ -37,3 +40,19 @@ def base_url(server: ThreadingWsgiServer) -> str:
     if ":" in str(host):
         host = f"[{host}]"
     return f"http://{host}:{port}"
+
+
+@contextmanager
+def serving(world: World, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+    """Serve ``world`` from a background thread for the block; yields the base URL."""
+    server = make_api_server(world, host, port)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
+    thread.start()
+    try:
+        yield base_url(server)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
