@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,11 +21,12 @@ import pytest
 
 pytest.importorskip("turnkey_http")
 
-from cryptography.hazmat.primitives import hashes  # noqa: E402
-from cryptography.hazmat.primitives.asymmetric import ec  # noqa: E402
-from turnkey_api_key_stamper import ApiKeyStamper, ApiKeyStamperConfig  # noqa: E402
-from turnkey_http import TurnkeyClient  # noqa: E402
-from turnkey_sdk_types import (  # noqa: E402
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
+from turnkey_api_key_stamper import ApiKeyStamper, ApiKeyStamperConfig
+from turnkey_http import TurnkeyClient
+from turnkey_sdk_types import (
     CreateApiKeysBody,
     CreateApiKeysResponse,
     CreateAuthenticatorsBody,
@@ -66,8 +68,8 @@ from turnkey_sdk_types import (  # noqa: E402
     v1UserParamsV3,
 )
 
-from emulator import ApiKeyPair, generate_key_pair  # noqa: E402
-from emulator.testing.virtual_authenticator import VirtualAuthenticator  # noqa: E402
+from emulator import ApiKeyPair, generate_key_pair
+from emulator.testing.virtual_authenticator import VirtualAuthenticator
 
 NIL_ORG_ID = "00000000-0000-4000-8000-000000000000"
 COMPLETED = "ACTIVITY_STATUS_COMPLETED"
@@ -124,7 +126,9 @@ def passkey_params(
     )
 
 
-def client_as(sdk: TurnkeyClient, key: ApiKeyPair, organization_id: str | None = None):
+def client_as(
+    sdk: TurnkeyClient, key: ApiKeyPair, organization_id: str | None = None
+) -> TurnkeyClient:
     """A second official client, on the same transport as ``sdk``, stamping with ``key``."""
     return TurnkeyClient(
         base_url=sdk.base_url,
@@ -180,7 +184,7 @@ def verifies(public_key_hex: str, signature_hex: str, message: str) -> bool:
     )
     try:
         key.verify(bytes.fromhex(signature_hex), message.encode(), ec.ECDSA(hashes.SHA256()))
-    except Exception:
+    except InvalidSignature:
         return False
     return True
 
@@ -201,13 +205,35 @@ def assert_completed(activity: Any, activity_type: str, *, public_key: str, user
     assert verifies(public_key, vote.signature, vote.message)
 
 
-def assert_submitted(activity: Any, signed: SignedRequest, *, public_key: str, user_id: str):
+def assert_submitted(
+    activity: Any, signed: SignedRequest, *, public_key: str, user_id: str
+) -> None:
     """``assert_completed`` for a request we stamped ourselves, against its exact body."""
     assert_completed(activity, sent_type(signed), public_key=public_key, user_id=user_id)
     assert activity.fingerprint == fingerprint(signed.body)
     assert activity.votes[0].message == signed.body
     assert activity.votes[0].signature == stamp_signature(signed)
     assert activity.organizationId == json.loads(signed.body)["organizationId"]
+
+
+def make_tag_activities(sdk: TurnkeyClient, count: int) -> list[str]:
+    """``count`` create_user_tag activities; their ids, oldest first."""
+    return [
+        sdk.create_user_tag(CreateUserTagBody(userTagName=f"tag-{i}", userIds=[])).activity.id
+        for i in range(count)
+    ]
+
+
+def listed(sdk: TurnkeyClient, **options: Any) -> list[str]:
+    """The ids ``get_activities`` answers for these body fields."""
+    return [a.id for a in sdk.get_activities(GetActivitiesBody(**options)).activities]
+
+
+def tampered(signed: SignedRequest, old: str, new: str) -> SignedRequest:
+    assert old in signed.body
+    return SignedRequest(
+        url=signed.url, body=signed.body.replace(old, new, 1), stamp=signed.stamp, type=signed.type
+    )
 
 
 @dataclass(frozen=True)
@@ -256,9 +282,7 @@ def test_organization_configs_show_the_root_quorum(sdk, turnkey_org):
 
 def test_create_users_round_trips_names_and_emails(sdk, turnkey_org):
     created = sdk.create_users(
-        CreateUsersBody(
-            users=[user_params("alice", email="alice@example.com"), user_params("bob")]
-        )
+        CreateUsersBody(users=[user_params("alice", email="alice@example.com"), user_params("bob")])
     )
     assert len(created.userIds) == 2
     assert_completed(
@@ -337,6 +361,30 @@ def test_delete_users_removes_users_and_their_keys(sdk, turnkey_org):
         client_as(sdk, key).get_whoami(GetWhoamiBody())
 
 
+def test_a_rejected_create_users_changes_nothing(sdk):
+    """The second user names an unknown tag: neither user is made, no activity is recorded."""
+    before = user_ids(sdk)
+    missing_tag = "22222222-2222-4222-8222-222222222222"
+    with api_error(404, missing_tag):
+        sdk.create_users(
+            CreateUsersBody(users=[user_params("ok"), user_params("bad", tags=[missing_tag])])
+        )
+    assert user_ids(sdk) == before
+    assert listed(sdk) == []
+
+
+def test_an_activity_with_a_stale_timestamp_is_400(sdk):
+    stale = sdk.stamp_create_users(
+        CreateUsersBody(
+            timestampMs=str(int(time.time() * 1000) - 3_600_000), users=[user_params("x")]
+        )
+    )
+    before = user_ids(sdk)
+    with api_error(400):
+        sdk.send_signed_request(stale, CreateUsersResponse)
+    assert user_ids(sdk) == before
+
+
 # ----- API keys ------------------------------------------------------------------
 
 
@@ -369,8 +417,8 @@ def test_create_api_keys_round_trips_through_get_api_key_and_get_api_keys(sdk, t
     assert key.expirationSeconds is None
     assert sdk.get_api_key(GetApiKeyBody(apiKeyId=expiring_id)).apiKey.expirationSeconds == "3600"
 
-    listed = sdk.get_api_keys(GetApiKeysBody(userId=user_id)).apiKeys
-    assert {k.apiKeyId: k.credential.publicKey for k in listed} == {
+    keys = sdk.get_api_keys(GetApiKeysBody(userId=user_id)).apiKeys
+    assert {k.apiKeyId: k.credential.publicKey for k in keys} == {
         long_id: long_lived.public_key,
         expiring_id: expiring.public_key,
     }
@@ -410,7 +458,7 @@ def test_delete_api_keys_removes_the_key(sdk, turnkey_org):
 
 
 def test_a_created_key_stamps_its_own_requests(sdk, turnkey_org):
-    """Scenario 1: a new key's owner (not root) is who they say, and may add their own keys."""
+    """Scenario 1: a new key's owner (not root) is who they say, may add their own keys, no users."""
     key = generate_key_pair()
     user_id = create_user(sdk, "grace")
     (key_id,) = sdk.create_api_keys(
@@ -439,6 +487,11 @@ def test_a_created_key_stamps_its_own_requests(sdk, turnkey_org):
     )
     assert client_as(sdk, second).get_whoami(GetWhoamiBody()).userId == user_id
 
+    before = user_ids(sdk)
+    with api_error(403, "sufficient permissions"):
+        grace.create_users(CreateUsersBody(users=[user_params("mallory")]))
+    assert user_ids(sdk) == before
+
 
 def test_a_non_root_user_may_manage_only_their_own_credentials(sdk, turnkey_org):
     key = generate_key_pair()
@@ -466,8 +519,8 @@ def test_a_non_root_user_may_manage_only_their_own_credentials(sdk, turnkey_org)
         public_key=key.public_key,
         user_id=user_id,
     )
-    listed = sdk.get_authenticators(GetAuthenticatorsBody(userId=user_id)).authenticators
-    assert [a.authenticatorId for a in listed] == passkey.authenticatorIds
+    passkeys = sdk.get_authenticators(GetAuthenticatorsBody(userId=user_id)).authenticators
+    assert [a.authenticatorId for a in passkeys] == passkey.authenticatorIds
 
 
 def test_an_expired_key_gets_401(sdk, turnkey_emulator, turnkey_org):
@@ -531,8 +584,8 @@ def test_create_authenticators_registers_a_virtual_passkey(sdk, turnkey_org):
     assert value(passkey.credential.type) == "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR"
     assert passkey.credential.publicKey
 
-    listed = sdk.get_authenticators(GetAuthenticatorsBody(userId=user_id)).authenticators
-    assert [a.authenticatorId for a in listed] == [authenticator_id]
+    passkeys = sdk.get_authenticators(GetAuthenticatorsBody(userId=user_id)).authenticators
+    assert [a.authenticatorId for a in passkeys] == [authenticator_id]
     user = sdk.get_user(GetUserBody(userId=user_id)).user
     assert [a.credentialId for a in user.authenticators] == [device.credential_id_b64]
 
@@ -565,8 +618,8 @@ def test_delete_authenticators_removes_the_passkey(sdk, turnkey_org):
         public_key=turnkey_org.api_public_key,
         user_id=turnkey_org.user_id,
     )
-    listed = sdk.get_authenticators(GetAuthenticatorsBody(userId=user_id)).authenticators
-    assert [a.authenticatorId for a in listed] == [kept_id]
+    passkeys = sdk.get_authenticators(GetAuthenticatorsBody(userId=user_id)).authenticators
+    assert [a.authenticatorId for a in passkeys] == [kept_id]
     with api_error(404, doomed_id):
         sdk.get_authenticator(GetAuthenticatorBody(authenticatorId=doomed_id))
 
@@ -659,7 +712,9 @@ ACTIVITY_CASES: dict[str, tuple[Callable[[Scene], Any], type, str, str]] = {
         "deleteUsersResult",
     ),
     "create_api_keys": (
-        lambda s: CreateApiKeysBody(userId=s.user_id, apiKeys=[api_key_params(generate_key_pair())]),
+        lambda s: CreateApiKeysBody(
+            userId=s.user_id, apiKeys=[api_key_params(generate_key_pair())]
+        ),
         CreateApiKeysResponse,
         "ACTIVITY_TYPE_CREATE_API_KEYS_V2",
         "createApiKeysResult",
@@ -756,19 +811,6 @@ def test_get_activity_of_an_unknown_id_is_404(sdk):
         sdk.get_activity(GetActivityBody(activityId=missing))
 
 
-def make_tag_activities(sdk: TurnkeyClient, count: int) -> list[str]:
-    """``count`` create_user_tag activities; their ids, oldest first."""
-    return [
-        sdk.create_user_tag(CreateUserTagBody(userTagName=f"tag-{i}", userIds=[])).activity.id
-        for i in range(count)
-    ]
-
-
-def listed(sdk: TurnkeyClient, **options: Any) -> list[str]:
-    """The ids ``get_activities`` answers for these body fields."""
-    return [a.id for a in sdk.get_activities(GetActivitiesBody(**options)).activities]
-
-
 def test_list_activities_is_newest_first_ten_by_default(sdk):
     assert listed(sdk) == []
     ids = make_tag_activities(sdk, 12)
@@ -815,22 +857,18 @@ def test_list_activities_filters_by_type_and_status(sdk):
     assert listed(sdk, filterByType=["ACTIVITY_TYPE_DELETE_USERS"]) == []
     assert listed(sdk, filterByStatus=[COMPLETED]) == [user_activity, *tag_ids[::-1]]
     assert listed(sdk, filterByStatus=["ACTIVITY_STATUS_FAILED"]) == []
-    assert listed(
-        sdk,
-        filterByStatus=[COMPLETED],
-        filterByType=["ACTIVITY_TYPE_CREATE_USER_TAG"],
-        paginationOptions=v1Pagination(limit="2"),
-    ) == tag_ids[::-1][:2]
+    assert (
+        listed(
+            sdk,
+            filterByStatus=[COMPLETED],
+            filterByType=["ACTIVITY_TYPE_CREATE_USER_TAG"],
+            paginationOptions=v1Pagination(limit="2"),
+        )
+        == tag_ids[::-1][:2]
+    )
 
 
 # ----- stamps, idempotency and the target organization -----------------------------------
-
-
-def tampered(signed: SignedRequest, old: str, new: str) -> SignedRequest:
-    assert old in signed.body
-    return SignedRequest(
-        url=signed.url, body=signed.body.replace(old, new, 1), stamp=signed.stamp, type=signed.type
-    )
 
 
 def test_a_tampered_query_body_is_401(sdk):
@@ -872,8 +910,6 @@ def test_an_unknown_organization_is_404(sdk):
     with api_error(404, "no organization found", NIL_ORG_ID):
         sdk.get_whoami(GetWhoamiBody(organizationId=NIL_ORG_ID))
     with api_error(404, "no organization found", NIL_ORG_ID):
-        sdk.create_users(
-            CreateUsersBody(organizationId=NIL_ORG_ID, users=[user_params("quentin")])
-        )
+        sdk.create_users(CreateUsersBody(organizationId=NIL_ORG_ID, users=[user_params("quentin")]))
     with api_error(404, "no organization found", NIL_ORG_ID):
         sdk.get_users(GetUsersBody(organizationId=NIL_ORG_ID))
