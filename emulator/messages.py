@@ -96,6 +96,7 @@ def activity_not_found(activity_id: str, organization_id: str) -> str:
 
 
 INVALID_API_KEY_EXPIRATION = "invalid api key expiration"
+INVALID_OIDC_TOKEN = "invalid OIDC token"
 MISSING_ATTESTATION = "missing parameter: user authenticator attestation"
 INVALID_ATTESTATION = "invalid authenticator attestation"
 MISSING_ATTESTATION_AUTH_DATA = "missing parameter: user authenticator attestation auth data"

@@ -16,6 +16,7 @@ API_KEY_CREDENTIAL_TYPES = {
     "API_KEY_CURVE_SECP256K1": "CREDENTIAL_TYPE_API_KEY_SECP256K1",
     "API_KEY_CURVE_ED25519": "CREDENTIAL_TYPE_API_KEY_ED25519",
 }
+API_KEY_CURVES_BY_CREDENTIAL_TYPE = {v: k for k, v in API_KEY_CREDENTIAL_TYPES.items()}
 
 
 @dataclass(slots=True)
@@ -30,12 +31,8 @@ class ApiKey:
 
     @property
     def curve(self) -> str:
-        """The key's curve: ``P256``, ``SECP256K1`` or ``ED25519``."""
-        if self.credential_type.endswith("ED25519"):
-            return "ED25519"
-        if self.credential_type.endswith("SECP256K1"):
-            return "SECP256K1"
-        return "P256"
+        """The key's curve, as an ``API_KEY_CURVE_*`` value."""
+        return API_KEY_CURVES_BY_CREDENTIAL_TYPE.get(self.credential_type, "API_KEY_CURVE_P256")
 
     def expires_at_ns(self) -> int | None:
         if self.expiration_seconds is None:

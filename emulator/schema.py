@@ -60,15 +60,11 @@ class String(Spec):
 
     fmt: str | None = None
     max_length: int | None = None
-    non_empty: bool = False
     type_name = "string"
 
     def check(self, value, path, errors):
         if not isinstance(value, str):
             errors.add(path, "must be a string")
-            return MISSING
-        if self.non_empty and value == "":
-            errors.add(path, "must not be empty")
             return MISSING
         if self.max_length is not None and len(value) > self.max_length:
             errors.add(path, f"must be at most {self.max_length} characters long")

@@ -42,7 +42,7 @@ def authenticate(
         raise Unauthenticated(message, turnkey_error_code="SIGNATURE_MISSING")
     caller = _find_key(world, target, stamp)
     key = caller.api_key
-    if key.curve != stamp.curve.removeprefix("API_KEY_CURVE_"):
+    if key.curve != stamp.curve:
         raise Unauthenticated(messages.BAD_SIGNATURE, turnkey_error_code="SIGNATURE_INVALID")
     expires_at = key.expires_at_ns()
     if expires_at is not None and world.clock.now_ns() >= expires_at:

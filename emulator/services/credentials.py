@@ -141,7 +141,7 @@ def add_oauth_provider(ctx: Context, user: User, params: dict[str, Any]) -> Oaut
 
 
 def _token_claims(token: str | None) -> dict[str, str]:
-    invalid = InvalidArgument("invalid OIDC token", turnkey_error_code="INVALID_OIDC_TOKEN")
+    invalid = InvalidArgument(messages.INVALID_OIDC_TOKEN, turnkey_error_code="INVALID_OIDC_TOKEN")
     parts = (token or "").split(".")
     if len(parts) != 3:
         raise invalid
