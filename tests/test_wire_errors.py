@@ -26,20 +26,13 @@ def assert_error(status, body, expected_status, code, message_part, tk_code=""):
         } in body["details"]
 
 
-def test_unknown_path_is_404(wire, turnkey_org):
+@pytest.mark.parametrize(
+    "path",
+    ["/public/v1/query/no_such_thing", "/public/v1/submit/list_users", "/public/v2/query/whoami"],
+)
+def test_unknown_path_is_404(wire, turnkey_org, path):
     status, body = wire.post(
-        "/public/v1/query/no_such_thing",
-        {"organizationId": turnkey_org.organization_id},
-        turnkey_org.api_key,
-    )
-    assert_error(status, body, 404, 5, "Not Found")
-
-
-def test_query_name_under_submit_is_404(wire, turnkey_org):
-    status, body = wire.post(
-        "/public/v1/submit/list_users",
-        {"organizationId": turnkey_org.organization_id},
-        turnkey_org.api_key,
+        path, {"organizationId": turnkey_org.organization_id}, turnkey_org.api_key
     )
     assert_error(status, body, 404, 5, "Not Found")
 

@@ -17,7 +17,14 @@ from typing import Any
 from .. import messages
 from ..crypto.stamps import MalformedStamp, parse_stamp_header
 from ..dispatch import Request, dispatch
-from ..errors import INTERNAL, NOT_FOUND, UNIMPLEMENTED, TurnkeyApiError, Unauthenticated
+from ..errors import (
+    INTERNAL,
+    NOT_FOUND,
+    UNIMPLEMENTED,
+    InvalidArgument,
+    TurnkeyApiError,
+    Unauthenticated,
+)
 from ..ops import find_by_path
 from ..world import World
 
@@ -37,8 +44,8 @@ def handle(
         try:
             parsed = json.loads(body)
         except (ValueError, UnicodeDecodeError):
-            raise TurnkeyApiError(
-                3, messages.BAD_REQUEST_BODY, turnkey_error_code="REQUEST_INVALID"
+            raise InvalidArgument(
+                messages.BAD_REQUEST_BODY, turnkey_error_code="REQUEST_INVALID"
             ) from None
         header = headers.get("x-stamp")
         try:

@@ -38,7 +38,5 @@ def operations_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-if __name__ == "__main__":
-    from . import REGISTRY as _loaded  # noqa: F401 - fills the registry
-
+if __name__ == "__main__":  # run as a module, the package has filled the registry
     print(operations_table(), end="")
