@@ -1,0 +1,253 @@
+"""Raw-payload signing as ``sign_raw_payload`` does it.
+
+A payload is decoded by its encoding, hashed by its hash function (ECDSA curves) and signed:
+secp256k1 and P-256 sign a 32-byte digest deterministically (RFC 6979) with a low S and a
+recovery id; Ed25519 signs the message bytes themselves. Results are ``{r, s, v}`` hex strings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import coincurve
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import Prehashed, decode_dss_signature
+from nacl.signing import SigningKey
+
+from . import rlp
+from .eip712 import MAX_DEPTH, TypedDataError, nesting_depth, parse_typed_data, typed_data_digest
+from .hashing import keccak256
+
+SECP256K1 = "CURVE_SECP256K1"
+ED25519 = "CURVE_ED25519"
+P256 = "CURVE_P256"
+CURVES = (SECP256K1, ED25519, P256)
+
+HEXADECIMAL = "PAYLOAD_ENCODING_HEXADECIMAL"
+TEXT_UTF8 = "PAYLOAD_ENCODING_TEXT_UTF8"
+EIP712 = "PAYLOAD_ENCODING_EIP712"
+EIP7702_AUTHORIZATION = "PAYLOAD_ENCODING_EIP7702_AUTHORIZATION"
+PAYLOAD_ENCODINGS = (HEXADECIMAL, TEXT_UTF8, EIP712, EIP7702_AUTHORIZATION)
+
+NO_OP = "HASH_FUNCTION_NO_OP"
+SHA256 = "HASH_FUNCTION_SHA256"
+KECCAK256 = "HASH_FUNCTION_KECCAK256"
+NOT_APPLICABLE = "HASH_FUNCTION_NOT_APPLICABLE"
+HASH_FUNCTIONS = (NO_OP, SHA256, KECCAK256, NOT_APPLICABLE)
+
+INVALID_ENCODING = "invalid payload encoding"
+INVALID_HASH_FUNCTION = "invalid hash function"
+EXPECTED_DIGEST = "expected a 32-bytes-long digest"
+
+# Encodings whose decoded payload is already the digest to sign (ECDSA only).
+_STRUCTURED = (EIP712, EIP7702_AUTHORIZATION)
+
+SECP256K1_ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+
+_HEX = re.compile(r"(?:0[xX])?((?:[0-9a-fA-F]{2})*)")
+_ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}")
+_UINT_TEXT = re.compile(r"[0-9]+|0[xX][0-9a-fA-F]+")
+
+
+class SigningError(ValueError):
+    """A request the signer refuses; ``str(exc)`` is the API error message."""
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """``r``, ``s`` as 64 lowercase hex characters; ``v`` the recovery id ("00" for Ed25519)."""
+
+    r: str
+    s: str
+    v: str
+
+    def to_bytes(self) -> bytes:
+        """r ‖ s, 64 bytes (the Ed25519 signature; for ECDSA add ``recovery_id``)."""
+        return bytes.fromhex(self.r + self.s)
+
+    @property
+    def recovery_id(self) -> int:
+        return int(self.v, 16)
+
+
+def payload_bytes(payload: str, encoding: str) -> bytes:
+    """The decoded payload; for EIP-712 (and EIP-7702) the 32-byte digest it stands for."""
+    if encoding not in PAYLOAD_ENCODINGS:
+        raise SigningError(INVALID_ENCODING)
+    if not isinstance(payload, str):
+        raise SigningError(f"{INVALID_ENCODING}: payload must be a string")
+    if encoding == HEXADECIMAL:
+        match = _HEX.fullmatch(payload)
+        if match is None:
+            raise SigningError(f"{INVALID_ENCODING}: payload is not valid hexadecimal")
+        return bytes.fromhex(match.group(1))
+    if encoding == TEXT_UTF8:
+        try:
+            return payload.encode("utf-8")
+        except UnicodeEncodeError:
+            raise SigningError(f"{INVALID_ENCODING}: payload is not valid UTF-8") from None
+    if encoding == EIP712:
+        try:
+            return typed_data_digest(parse_typed_data(payload))
+        except TypedDataError as exc:
+            raise SigningError(f"{INVALID_ENCODING}: {exc}") from None
+    return _authorization_digest(payload)
+
+
+def message_to_sign(curve: str, payload: str, encoding: str, hash_function: str) -> bytes:
+    """What the key signs: the 32-byte digest for ECDSA, the message itself for Ed25519."""
+    _check_combination(curve, encoding, hash_function)
+    data = payload_bytes(payload, encoding)
+    if curve == ED25519 or encoding in _STRUCTURED:
+        return data
+    if hash_function == SHA256:
+        return hashlib.sha256(data).digest()
+    if hash_function == KECCAK256:
+        return keccak256(data)
+    if len(data) != 32:
+        raise SigningError(EXPECTED_DIGEST)
+    return data
+
+
+def sign_payload(
+    curve: str, private_key: bytes, payload: str, encoding: str, hash_function: str
+) -> Signature:
+    """Decode, hash and sign one payload the way ``sign_raw_payload`` does."""
+    message = message_to_sign(curve, payload, encoding, hash_function)
+    if curve == SECP256K1:
+        return sign_digest_secp256k1(private_key, message)
+    if curve == P256:
+        return sign_digest_p256(private_key, message)
+    return sign_ed25519(private_key, message)
+
+
+def sign_digest_secp256k1(private_key: bytes, digest: bytes) -> Signature:
+    """Deterministic low-S ECDSA over secp256k1 with the recovery id as ``v``."""
+    _check_digest(digest)
+    key = _secp256k1_key(_scalar(private_key, SECP256K1_ORDER))
+    raw = key.sign_recoverable(digest, hasher=None)
+    r, s, recid = int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:64], "big"), raw[64]
+    if s > SECP256K1_ORDER // 2:  # libsecp256k1 already normalises; kept as a guard
+        s, recid = SECP256K1_ORDER - s, recid ^ 1
+    return _ecdsa_signature(r, s, recid)
+
+
+def sign_digest_p256(private_key: bytes, digest: bytes) -> Signature:
+    """Deterministic (RFC 6979) low-S ECDSA over P-256 with the recovery id as ``v``."""
+    _check_digest(digest)
+    scalar = _scalar(private_key, P256_ORDER)
+    der = _p256_key(scalar).sign(
+        digest, ec.ECDSA(Prehashed(hashes.SHA256()), deterministic_signing=True)
+    )
+    r, s = decode_dss_signature(der)
+    if s > P256_ORDER // 2:
+        s = P256_ORDER - s
+    # Knowing d, the nonce is k = (e + r·d) / s; the recovery id is the y parity of R = k·G
+    # (plus 2 if R.x ≥ n, which is vanishingly rare).
+    e = int.from_bytes(digest, "big") % P256_ORDER
+    d = int.from_bytes(scalar, "big")
+    k = (e + r * d) * pow(s, -1, P256_ORDER) % P256_ORDER
+    point = ec.derive_private_key(k, ec.SECP256R1()).public_key().public_numbers()
+    if point.x % P256_ORDER != r:
+        raise RuntimeError("P-256 signature did not verify")  # pragma: no cover
+    return _ecdsa_signature(r, s, (point.y & 1) | (2 if point.x >= P256_ORDER else 0))
+
+
+def sign_ed25519(seed: bytes, message: bytes) -> Signature:
+    """Ed25519 (RFC 8032) over the message bytes: r = R, s = S, v = "00"."""
+    if not isinstance(seed, bytes | bytearray) or len(seed) != 32:
+        raise SigningError("invalid private key")
+    raw = SigningKey(bytes(seed)).sign(bytes(message)).signature
+    return Signature(raw[:32].hex(), raw[32:].hex(), "00")
+
+
+def _check_combination(curve: str, encoding: str, hash_function: str) -> None:
+    if encoding not in PAYLOAD_ENCODINGS:
+        raise SigningError(INVALID_ENCODING)
+    if hash_function not in HASH_FUNCTIONS:
+        raise SigningError(INVALID_HASH_FUNCTION)
+    if curve not in CURVES:
+        raise SigningError(f"unsupported curve {curve!r}")
+    if curve == ED25519:
+        if encoding in _STRUCTURED:
+            raise SigningError(INVALID_ENCODING)
+        if hash_function != NOT_APPLICABLE:
+            raise SigningError(INVALID_HASH_FUNCTION)
+    elif hash_function == NOT_APPLICABLE or (
+        encoding in _STRUCTURED and hash_function not in (NO_OP, KECCAK256)
+    ):
+        raise SigningError(INVALID_HASH_FUNCTION)
+
+
+def _check_digest(digest: bytes) -> None:
+    if not isinstance(digest, bytes | bytearray) or len(digest) != 32:
+        raise SigningError(EXPECTED_DIGEST)
+
+
+def _scalar(private_key: bytes, order: int) -> bytes:
+    valid = isinstance(private_key, bytes | bytearray) and len(private_key) == 32
+    if valid and 0 < int.from_bytes(private_key, "big") < order:
+        return bytes(private_key)
+    raise SigningError("invalid private key")
+
+
+def _ecdsa_signature(r: int, s: int, recid: int) -> Signature:
+    return Signature(f"{r:064x}", f"{s:064x}", f"{recid:02x}")
+
+
+@lru_cache(maxsize=256)
+def _secp256k1_key(scalar: bytes) -> coincurve.PrivateKey:
+    return coincurve.PrivateKey(scalar)
+
+
+@lru_cache(maxsize=256)
+def _p256_key(scalar: bytes) -> ec.EllipticCurvePrivateKey:
+    return ec.derive_private_key(int.from_bytes(scalar, "big"), ec.SECP256R1())
+
+
+def _authorization_digest(payload: str) -> bytes:
+    """EIP-7702: keccak256(0x05 ‖ rlp([chain_id, address, nonce])) of a JSON authorization.
+
+    ``address`` (or ``contractAddress``) is 0x hex; ``chainId`` and ``nonce`` are JSON integers
+    or decimal / 0x hex strings, as viem and ethers send them.
+    """
+    try:
+        if nesting_depth(payload) > MAX_DEPTH:  # keep json's C parser off a deep stack
+            raise ValueError("too deep")
+        document = json.loads(payload, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        raise SigningError(f"{INVALID_ENCODING}: authorization is not valid JSON") from None
+    if not isinstance(document, dict):
+        raise SigningError(f"{INVALID_ENCODING}: authorization must be a JSON object")
+    addresses = {document[key] for key in ("address", "contractAddress") if key in document}
+    if len(addresses) != 1:
+        raise SigningError(f"{INVALID_ENCODING}: authorization needs one address")
+    address = addresses.pop()
+    if not isinstance(address, str) or not _ADDRESS.fullmatch(address):
+        raise SigningError(f"{INVALID_ENCODING}: authorization address must be 20 bytes of hex")
+    chain_id = _authorization_int(document, "chainId", 256)
+    nonce = _authorization_int(document, "nonce", 64)
+    item = [chain_id, bytes.fromhex(address[2:]), nonce]
+    return keccak256(b"\x05" + rlp.encode(item))
+
+
+def _authorization_int(document: dict, key: str, bits: int) -> int:
+    value = document.get(key)
+    number = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and _UINT_TEXT.fullmatch(value) and len(value) <= 100:
+        number = int(value, 16 if value[:2] in ("0x", "0X") else 10)
+    if number is None or not 0 <= number < 1 << bits:
+        raise SigningError(f"{INVALID_ENCODING}: authorization {key} must be a uint{bits}")
+    return number
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not allowed")
