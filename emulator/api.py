@@ -154,7 +154,7 @@ class Emulator:
             return pair
         if public_key is not None:
             return ApiKeyPair(public_key.lower(), "", P256)
-        return key_pair_from_entropy(self._world.ids.random_bytes(32), P256)
+        return key_pair_from_entropy(self._world.ids.secret_bytes(32), P256)
 
     # ----- calling operations -----------------------------------------------
 

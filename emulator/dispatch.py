@@ -96,6 +96,8 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
     tx.on_rollback(lambda: world.ids.setstate(ids_state))
     try:
         result = op.handler(Context(world, org, caller, now_ns, tx), canonical)
+        if version.downgrade_result is not None:
+            result = version.downgrade_result(result)
         activity = record_completed(
             world,
             org,

@@ -1,11 +1,14 @@
-"""Identifiers: UUIDv4 for resources, UUIDv7 (time-ordered) for activities.
+"""Identifiers and key material: UUIDv4 for resources, UUIDv7 for activities.
 
-One ``IdSource`` per emulator. Given a seed, it yields the same sequence on
-every run, so ids are reproducible; without one it is seeded from the OS.
+One ``IdSource`` per emulator. Given a seed, it yields the same ids and the
+same key material (mnemonics, private keys, API keys) on every run. Key
+material comes from a second stream, so ids never reveal it; without a seed
+it comes from the operating system.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import re
@@ -28,14 +31,23 @@ def _format(value: int) -> str:
 class IdSource:
     """A reproducible source of UUIDs and random bytes for one emulator."""
 
-    __slots__ = ("_rng",)
+    __slots__ = ("_rng", "_secrets")
 
     def __init__(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed if seed is not None else os.urandom(16))
+        self._secrets: random.Random | None = None
+        if seed is not None:
+            self._secrets = random.Random(hashlib.sha256(f"secrets:{seed}".encode()).digest())
 
     def random_bytes(self, n: int) -> bytes:
         """``n`` bytes from the seeded stream (not for secrets of the real world)."""
         return self._rng.getrandbits(8 * n).to_bytes(n, "big")
+
+    def secret_bytes(self, n: int) -> bytes:
+        """``n`` bytes of key material: reproducible under a seed, else from ``os.urandom``."""
+        if self._secrets is None:
+            return os.urandom(n)
+        return self._secrets.getrandbits(8 * n).to_bytes(n, "big")
 
     def uuid4(self) -> str:
         value = self._rng.getrandbits(128)
@@ -48,10 +60,14 @@ class IdSource:
         return uuid7_from(unix_ms, self.random_bytes(10))
 
     def getstate(self) -> object:
-        return self._rng.getstate()
+        secrets = self._secrets.getstate() if self._secrets is not None else None
+        return (self._rng.getstate(), secrets)
 
     def setstate(self, state: object) -> None:
-        self._rng.setstate(state)  # type: ignore[arg-type]
+        ids, secrets = state  # type: ignore[misc]
+        self._rng.setstate(ids)
+        if self._secrets is not None:
+            self._secrets.setstate(secrets)
 
 
 def uuid7_from(unix_ms: int, entropy: bytes) -> str:

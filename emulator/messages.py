@@ -129,3 +129,61 @@ def user_name_taken(name: str) -> str:
 
 def invalid_pagination_cursor(cursor: str) -> str:
     return f"invalid pagination cursor: no object with ID {cursor}"
+
+
+# --- wallets, private keys, signing ------------------------------------------
+INVALID_ADDRESS_FORMAT = "invalid address format"
+INVALID_CURVE = "invalid curve"
+NO_SIGNING_RESOURCE = "Could not find any resource to sign with."
+MAX_WALLETS = "organization has exceeded maximum wallets"
+MAX_PRIVATE_KEYS = "organization has exceeded maximum private keys"
+WALLET_NOT_EXPORTED = "wallet has not been exported"
+WALLET_ACCOUNT_NOT_EXPORTED = "wallet account has not been exported"
+PRIVATE_KEY_NOT_EXPORTED = "private key has not been exported"
+WALLET_ACCOUNT_NOT_IN_ORGANIZATION = "wallet account not part of your organization"
+UNSUPPORTED_TRANSACTION_TYPE = "unsupported transaction type"
+MUST_BE_UNIQUE = "must be unique"
+
+
+def invalid_path(path: str, why: str) -> str:
+    return f"invalid path: {why} path={path}"
+
+
+def invalid_address_format(address_format: str, curve: str) -> str:
+    return f"{INVALID_ADDRESS_FORMAT}: {address_format} is not available on {curve}"
+
+
+def invalid_mnemonic_length(length: int) -> str:
+    return f"invalid mnemonic length: {length}; accepted values are 12, 15, 18, 21 and 24"
+
+
+def wallet_not_found(wallet_id: str, organization_id: str) -> str:
+    return f"unable to find wallet {wallet_id} in organization {organization_id}"
+
+
+def wallet_account_not_found(address: str) -> str:
+    return f"Could not find wallet account with address: {address}"
+
+
+def wallet_account_path_not_found(path: str) -> str:
+    return f"Could not find wallet account with path: {path}"
+
+
+def private_key_not_found(private_key_id: str, organization_id: str) -> str:
+    return f"unable to find private key {private_key_id} in organization {organization_id}"
+
+
+def private_key_tag_not_found(tag_id: str, organization_id: str) -> str:
+    return f"unable to find private key tag {tag_id} in organization {organization_id}"
+
+
+def not_exported(what: str, resource_id: str) -> str:
+    return f"{what}: set deleteWithoutExport to delete it anyway id={resource_id}"
+
+
+def transaction_curve_mismatch(transaction_type: str, curve: str) -> str:
+    return f"failed to sign transaction: a {curve} key cannot sign a {transaction_type}"
+
+
+def unsupported_transaction_type(transaction_type: str) -> str:
+    return f"{UNSUPPORTED_TRANSACTION_TYPE}: {transaction_type} is not supported by the emulator"

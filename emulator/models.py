@@ -89,6 +89,63 @@ class Tag:
 
 
 @dataclass(slots=True)
+class WalletAccount:
+    wallet_account_id: str
+    organization_id: str
+    wallet_id: str
+    curve: str
+    path_format: str
+    path: str
+    address_format: str
+    address: str
+    public_key: str  # hex: compressed SEC1 for secp256k1 and P-256, raw 32 bytes for ed25519
+    created_at: int
+    updated_at: int
+    name: str | None = None
+    exported: bool = False
+
+
+@dataclass(slots=True)
+class Wallet:
+    wallet_id: str
+    name: str
+    created_at: int
+    updated_at: int
+    exported: bool = False
+    imported: bool = False
+    accounts: dict[str, WalletAccount] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    address_format: str
+    address: str
+
+
+@dataclass(slots=True)
+class PrivateKey:
+    private_key_id: str
+    name: str
+    curve: str
+    public_key: str  # hex, as for wallet accounts
+    addresses: list[Address]
+    tag_ids: list[str]
+    created_at: int
+    updated_at: int
+    exported: bool = False
+    imported: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SignerRef:
+    """What a ``signWith`` value names: a wallet account or a private key."""
+
+    private_key_id: str | None = None
+    wallet_id: str | None = None
+    wallet_account_id: str | None = None
+
+
+@dataclass(slots=True)
 class Quorum:
     threshold: int
     user_ids: list[str]
@@ -134,6 +191,11 @@ class Organization:
     parent_id: str | None = None
     users: dict[str, User] = field(default_factory=dict)
     user_tags: dict[str, Tag] = field(default_factory=dict)
+    wallets: dict[str, Wallet] = field(default_factory=dict)
+    private_keys: dict[str, PrivateKey] = field(default_factory=dict)
+    private_key_tags: dict[str, Tag] = field(default_factory=dict)
+    # signWith values (addresses, private key ids) -> what they name
+    signers: dict[str, SignerRef] = field(default_factory=dict)
     features: dict[str, str] = field(default_factory=dict)
     activities: dict[str, Activity] = field(default_factory=dict)
     sub_organization_ids: list[str] = field(default_factory=list)

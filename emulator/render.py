@@ -9,7 +9,19 @@ from __future__ import annotations
 from typing import Any
 
 from .clock import NANOS_PER_SECOND
-from .models import Activity, ApiKey, Authenticator, OauthProvider, Organization, Tag, User, Vote
+from .models import (
+    Activity,
+    ApiKey,
+    Authenticator,
+    OauthProvider,
+    Organization,
+    PrivateKey,
+    Tag,
+    User,
+    Vote,
+    Wallet,
+    WalletAccount,
+)
 
 Json = dict[str, Any]
 
@@ -90,6 +102,81 @@ def tag(t: Tag) -> Json:
         "tagType": t.tag_type,
         "createdAt": timestamp(t.created_at),
         "updatedAt": timestamp(t.updated_at),
+    }
+
+
+def wallet(w: Wallet) -> Json:
+    return {
+        "walletId": w.wallet_id,
+        "walletName": w.name,
+        "createdAt": timestamp(w.created_at),
+        "updatedAt": timestamp(w.updated_at),
+        "exported": w.exported,
+        "imported": w.imported,
+    }
+
+
+# The CAIP-2 namespace of each chain family (v1WalletAccount.caip2Prefix).
+_CAIP2_PREFIXES = {
+    "ADDRESS_FORMAT_ETHEREUM": "eip155",
+    "ADDRESS_FORMAT_SOLANA": "solana",
+    "ADDRESS_FORMAT_COSMOS": "cosmos",
+    "ADDRESS_FORMAT_SEI": "cosmos",
+    "ADDRESS_FORMAT_TRON": "tron",
+    "ADDRESS_FORMAT_SUI": "sui",
+    "ADDRESS_FORMAT_APTOS": "aptos",
+    "ADDRESS_FORMAT_XLM": "stellar",
+    "ADDRESS_FORMAT_XRP": "xrpl",
+    "ADDRESS_FORMAT_TON_V3R2": "tvm",
+    "ADDRESS_FORMAT_TON_V4R2": "tvm",
+    "ADDRESS_FORMAT_TON_V5R1": "tvm",
+    "ADDRESS_FORMAT_DOGE_MAINNET": "bip122",
+    "ADDRESS_FORMAT_DOGE_TESTNET": "bip122",
+}
+
+
+def _caip2_prefix(address_format: str) -> str | None:
+    if address_format.startswith("ADDRESS_FORMAT_BITCOIN_"):
+        return "bip122"
+    return _CAIP2_PREFIXES.get(address_format)
+
+
+def wallet_account(a: WalletAccount, details: Wallet | None = None) -> Json:
+    out: Json = {
+        "walletAccountId": a.wallet_account_id,
+        "organizationId": a.organization_id,
+        "walletId": a.wallet_id,
+        "curve": a.curve,
+        "pathFormat": a.path_format,
+        "path": a.path,
+        "addressFormat": a.address_format,
+        "address": a.address,
+        "createdAt": timestamp(a.created_at),
+        "updatedAt": timestamp(a.updated_at),
+        "publicKey": a.public_key,
+    }
+    if a.name is not None:
+        out["name"] = a.name
+    prefix = _caip2_prefix(a.address_format)
+    if prefix is not None:
+        out["caip2Prefix"] = prefix
+    if details is not None:
+        out["walletDetails"] = wallet(details)
+    return out
+
+
+def private_key(k: PrivateKey) -> Json:
+    return {
+        "privateKeyId": k.private_key_id,
+        "publicKey": k.public_key,
+        "privateKeyName": k.name,
+        "curve": k.curve,
+        "addresses": [{"format": a.address_format, "address": a.address} for a in k.addresses],
+        "privateKeyTags": list(k.tag_ids),
+        "createdAt": timestamp(k.created_at),
+        "updatedAt": timestamp(k.updated_at),
+        "exported": k.exported,
+        "imported": k.imported,
     }
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from .models import Activity, ApiKey, Organization, User
 from .transaction import Transaction
+from .vault import Vault
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,7 @@ class Store:
     api_keys_by_public_key: dict[str, tuple[KeyOwner, ...]] = field(default_factory=dict)
     activities_by_fingerprint: dict[str, Activity] = field(default_factory=dict)
     activities_by_id: dict[str, Activity] = field(default_factory=dict)
+    vault: Vault = field(default_factory=Vault)
 
     # ----- organizations -------------------------------------------------
 

@@ -6,6 +6,7 @@ import threading
 from dataclasses import dataclass, field
 
 from .clock import Clock
+from .crypto.addresses import AddressOptions
 from .ids import IdSource
 from .store import Store
 
@@ -23,6 +24,10 @@ class Settings:
     max_api_keys_per_user: int = 10
     max_authenticators_per_user: int = 10
     max_tags_per_organization: int = 100
+    max_wallets_per_organization: int = 100
+    max_private_keys_per_organization: int = 1000
+    # The conventions behind *_P2SH, *_P2WSH and TON addresses (not public; see AddressOptions).
+    address_options: AddressOptions = field(default_factory=AddressOptions)
 
 
 @dataclass

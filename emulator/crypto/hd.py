@@ -171,7 +171,8 @@ class Node:
         return _hash160(ser)[:4]
 
 
-def _public_key(curve: str, private_key: bytes) -> bytes:
+def public_key(curve: str, private_key: bytes) -> bytes:
+    """The public key of a private key on ``curve``, in the form ``Node.public_key`` uses."""
     if curve == SECP256K1:
         return coincurve.PublicKey.from_secret(private_key).format(compressed=True)
     if curve == ED25519:
@@ -197,7 +198,7 @@ def master_node(curve: str, seed: bytes) -> Node:
     while order is not None and not 0 < int.from_bytes(digest[:32], "big") < order:
         digest = hmac.digest(hmac_key, digest, "sha512")
     private_key = digest[:32]
-    return Node(curve, private_key, digest[32:], _public_key(curve, private_key), 0, bytes(4), 0)
+    return Node(curve, private_key, digest[32:], public_key(curve, private_key), 0, bytes(4), 0)
 
 
 def child_node(parent: Node, index: int) -> Node:
@@ -230,7 +231,7 @@ def child_node(parent: Node, index: int) -> Node:
         parent.curve,
         private_key,
         digest[32:],
-        _public_key(parent.curve, private_key),
+        public_key(parent.curve, private_key),
         parent.depth + 1,
         parent.fingerprint,
         index,

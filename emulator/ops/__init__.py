@@ -1,6 +1,17 @@
 """The operations, one module per family; importing this fills the registry."""
 
-from . import activities, api_keys, authenticators, organizations, user_tags, users
+from . import (
+    activities,
+    api_keys,
+    authenticators,
+    organizations,
+    private_key_tags,
+    private_keys,
+    signing,
+    user_tags,
+    users,
+    wallets,
+)
 from .registry import ACTIVITY, QUERY, REGISTRY, Operation, Version, find_by_path
 
 __all__ = [
@@ -14,6 +25,10 @@ __all__ = [
     "authenticators",
     "find_by_path",
     "organizations",
+    "private_key_tags",
+    "private_keys",
+    "signing",
     "user_tags",
     "users",
+    "wallets",
 ]

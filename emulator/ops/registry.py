@@ -31,7 +31,8 @@ class Version:
     """One accepted ``ACTIVITY_TYPE_*`` of an activity.
 
     ``upgrade`` turns this version's cleaned parameters into the shape the
-    handler takes (the newest one). Where the seed document names a different
+    handler takes (the newest one); ``downgrade_result`` turns the handler's
+    result into this version's result shape. Where the seed document names a different
     intent for this version than the real service, ``seed_intent_key`` and
     ``seed_intent`` produce the seed's intent beside the real one.
     """
@@ -43,6 +44,7 @@ class Version:
     upgrade: Callable[[Params], Params] | None = None
     seed_intent_key: str | None = None
     seed_intent: Callable[[Params], Params] | None = None
+    downgrade_result: Callable[[Params], Params] | None = None
 
 
 @dataclass(frozen=True)

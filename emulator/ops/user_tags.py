@@ -6,7 +6,7 @@ from typing import Any
 
 from .. import messages, render
 from ..errors import InvalidArgument, NotFound, ResourceExhausted
-from ..models import Tag
+from ..models import Organization, Tag
 from ..schema import Array, label, obj, opt, uuid
 from ..services.context import Context
 from .registry import Version, activity, query
@@ -14,6 +14,11 @@ from .users import find_user
 
 Params = dict[str, Any]
 USER_TAG = "TAG_TYPE_USER"
+
+
+def tag_count(org: Organization) -> int:
+    """Tags of both kinds (user and private key) count against one organization limit."""
+    return len(org.user_tags) + len(org.private_key_tags)
 
 
 def _check_name_free(ctx: Context, name: str, except_id: str | None = None) -> None:
@@ -42,7 +47,7 @@ def _tag_users(ctx: Context, tag_id: str, user_ids: list[str], *, add: bool) -> 
     ],
 )
 def create_user_tag(ctx: Context, params: Params) -> Params:
-    if len(ctx.org.user_tags) >= ctx.settings.max_tags_per_organization:
+    if tag_count(ctx.org) >= ctx.settings.max_tags_per_organization:
         raise ResourceExhausted(messages.MAX_TAGS, turnkey_error_code="RATE_LIMIT_EXCEEDED")
     _check_name_free(ctx, params["userTagName"])
     tag = Tag(ctx.new_id(), params["userTagName"], USER_TAG, ctx.now_ns, ctx.now_ns)

@@ -1,0 +1,171 @@
+"""Keys of wallets and private keys: generation, derivation, addresses, signers.
+
+The one place where key material is made and read. Errors come out as the
+real service's answers (``invalid path``, ``invalid address format``, ``Could
+not find any resource to sign with.``); secrets never appear in them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import messages
+from ..crypto import hd
+from ..crypto.addresses import InvalidPublicKey, UnsupportedAddressFormat, encode_address
+from ..errors import InvalidArgument, NotFound
+from ..models import Address, SignerRef, Wallet, WalletAccount
+from ..vault import WalletSecret
+from .context import Context
+
+_ORDERS = {
+    hd.SECP256K1: 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141,
+    hd.P256: 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551,
+}
+ENTROPY_BYTES = {12: 16, 15: 20, 18: 24, 21: 28, 24: 32}
+
+
+@dataclass(frozen=True, slots=True)
+class Signer:
+    """A key that a ``signWith`` value names, ready to sign."""
+
+    curve: str
+    private_key: bytes
+    public_key: bytes
+    ref: SignerRef
+    address_format: str | None = None  # the wallet account's format, if it is one
+
+
+# --- making keys ----------------------------------------------------------------------
+
+
+def new_mnemonic(ctx: Context, words: int) -> str:
+    if words not in ENTROPY_BYTES:
+        raise InvalidArgument(messages.invalid_mnemonic_length(words))
+    return hd.mnemonic_from_entropy(ctx.world.ids.secret_bytes(ENTROPY_BYTES[words]))
+
+
+def new_private_key(ctx: Context, curve: str) -> bytes:
+    """A fresh private key on ``curve`` (a valid scalar, or an ed25519 seed)."""
+    order = _ORDERS.get(curve)
+    while True:
+        key = ctx.world.ids.secret_bytes(32)
+        if order is None or 0 < int.from_bytes(key, "big") < order:
+            return key
+
+
+def public_key_hex(curve: str, private_key: bytes) -> str:
+    return hd.public_key(curve, private_key).hex()
+
+
+# --- addresses ------------------------------------------------------------------------
+
+
+def address(ctx: Context, address_format: str, curve: str, public_key: bytes) -> str:
+    try:
+        return encode_address(address_format, curve, public_key, ctx.settings.address_options)
+    except (UnsupportedAddressFormat, InvalidPublicKey):
+        raise InvalidArgument(
+            messages.invalid_address_format(address_format, curve),
+            turnkey_error_code="REQUEST_INVALID",
+        ) from None
+
+
+def addresses(ctx: Context, formats: list[str], curve: str, public_key: bytes) -> list[Address]:
+    return [Address(f, address(ctx, f, curve, public_key)) for f in dict.fromkeys(formats)]
+
+
+# --- wallet accounts ------------------------------------------------------------------
+
+
+def parse_path(path: str) -> tuple[int, ...]:
+    try:
+        return hd.parse_path(path)
+    except hd.InvalidPath as exc:
+        raise InvalidArgument(
+            messages.invalid_path(path, str(exc)), turnkey_error_code="REQUEST_INVALID"
+        ) from None
+
+
+def derive(secret: WalletSecret, curve: str, path: str) -> hd.Node:
+    """The node of ``secret``'s wallet at ``path`` on ``curve`` (400 for a path it cannot take)."""
+    indices = parse_path(path)
+    try:
+        return secret.keychain.derive(curve, indices)
+    except hd.InvalidPath as exc:
+        raise InvalidArgument(
+            messages.invalid_path(path, str(exc)), turnkey_error_code="REQUEST_INVALID"
+        ) from None
+
+
+def derive_account(
+    ctx: Context, wallet: Wallet, secret: WalletSecret, spec: dict, taken: set[tuple]
+) -> WalletAccount:
+    """A new account of ``wallet`` from one ``v1WalletAccountParams``; not yet stored.
+
+    ``taken`` holds the ``(curve, path, addressFormat)`` of the wallet's
+    accounts; a repeat is the real "invalid path" (a path reused in one wallet).
+    """
+    curve, path, address_format = spec["curve"], spec["path"], spec["addressFormat"]
+    node = derive(secret, curve, path)
+    key = (curve, hd.format_path(parse_path(path)), address_format)
+    if key in taken:
+        raise InvalidArgument(
+            messages.invalid_path(path, "this path and address format are already in the wallet"),
+            turnkey_error_code="REQUEST_INVALID",
+        )
+    taken.add(key)
+    return WalletAccount(
+        wallet_account_id=ctx.new_id(),
+        organization_id=ctx.org.organization_id,
+        wallet_id=wallet.wallet_id,
+        curve=curve,
+        path_format=spec["pathFormat"],
+        path=path,
+        address_format=address_format,
+        address=address(ctx, address_format, curve, node.public_key),
+        public_key=node.public_key.hex(),
+        created_at=ctx.now_ns,
+        updated_at=ctx.now_ns,
+        name=spec.get("name"),
+    )
+
+
+def account_keys(wallet: Wallet) -> set[tuple]:
+    return {
+        (a.curve, hd.format_path(hd.parse_path(a.path)), a.address_format)
+        for a in wallet.accounts.values()
+    }
+
+
+# --- signers --------------------------------------------------------------------------
+
+
+def index_signer(ctx: Context, value: str, ref: SignerRef) -> None:
+    """Make ``value`` (an address or a private key id) name ``ref``; the first one stays."""
+    if value not in ctx.org.signers:
+        ctx.tx.put(ctx.org.signers, value, ref)
+
+
+def unindex_signers(ctx: Context, predicate) -> None:
+    for value, ref in list(ctx.org.signers.items()):
+        if predicate(ref):
+            ctx.tx.pop(ctx.org.signers, value)
+
+
+def resolve_signer(ctx: Context, sign_with: str) -> Signer:
+    """The key ``sign_with`` names: a wallet account address, a private key address or id.
+
+    Addresses match exactly, as the real service's do (a lower-cased EVM
+    address does not find its checksummed account).
+    """
+    ref = ctx.org.signers.get(sign_with)
+    vault = ctx.store.vault
+    if ref is not None and ref.private_key_id is not None:
+        key = ctx.org.private_keys[ref.private_key_id]
+        private_key = vault.private_keys[key.private_key_id]
+        return Signer(key.curve, private_key, bytes.fromhex(key.public_key), ref)
+    if ref is not None and ref.wallet_account_id is not None:
+        account = ctx.org.wallets[ref.wallet_id].accounts[ref.wallet_account_id]
+        node = derive(vault.wallets[ref.wallet_id], account.curve, account.path)
+        return Signer(account.curve, node.private_key, node.public_key, ref, account.address_format)
+    raise NotFound(messages.NO_SIGNING_RESOURCE)

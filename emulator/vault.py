@@ -1,0 +1,42 @@
+"""Key material, kept apart from the records so that no renderer can reach it.
+
+Records (``models.py``) hold only public keys and addresses. The mnemonic of
+each wallet and the private key of each private key live here, with reprs
+that show nothing. Only the signing service and the test-only seams read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .crypto.hd import Keychain, mnemonic_to_seed
+
+
+class WalletSecret:
+    """A wallet's mnemonic and the keychain of its seed (derived on first use)."""
+
+    __slots__ = ("_keychain", "mnemonic")
+
+    def __init__(self, mnemonic: str) -> None:
+        self.mnemonic = mnemonic
+        self._keychain: Keychain | None = None
+
+    @property
+    def keychain(self) -> Keychain:
+        if self._keychain is None:
+            self._keychain = Keychain(mnemonic_to_seed(self.mnemonic))
+        return self._keychain
+
+    def __repr__(self) -> str:
+        return "WalletSecret(<hidden>)"
+
+
+@dataclass
+class Vault:
+    # wallet id -> its mnemonic and keychain
+    wallets: dict[str, WalletSecret] = field(default_factory=dict)
+    # private key id -> the 32-byte private key (scalar, or ed25519 seed)
+    private_keys: dict[str, bytes] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return f"Vault(wallets={len(self.wallets)}, private_keys={len(self.private_keys)})"
