@@ -31,6 +31,7 @@ from .dispatch import Request, dispatch
 from .ids import IdSource
 from .ops import ACTIVITY, REGISTRY, Operation
 from .services.organizations import bootstrap_organization
+from .testing.backdoor import Backdoor
 from .world import DEFAULT_TIMESTAMP_WINDOW_S, Settings, World
 
 Json = dict[str, Any]
@@ -97,6 +98,11 @@ class Emulator:
         return self._world.settings
 
     @property
+    def backdoor(self) -> Backdoor:
+        """Test-only seams (known keys in, secrets out); NOT part of Turnkey's API."""
+        return Backdoor(self)
+
+    @property
     def world(self) -> World:
         """The state behind this emulator (for the wire layers and test tools)."""
         return self._world
@@ -146,6 +152,11 @@ class Emulator:
             org_id, name, made.user.user_id, user_name, made.api_key.api_key_id, key
         )
 
+    def _default_organization_id(self) -> str:
+        if self._first_org_id is None:
+            raise ValueError("create an organization first, or pass organization_id=")
+        return self._first_org_id
+
     def _bootstrap_key(self, public_key: str | None, private_key: str | None) -> ApiKeyPair:
         if private_key is not None:
             pair = key_pair_from_private(private_key, P256)
@@ -171,9 +182,7 @@ class Emulator:
     ) -> Json:
         """Run ``operation`` (its path name or SDK method name) with the given parameters."""
         op = operation_named(operation)
-        org_id = organization_id or self._first_org_id
-        if org_id is None:
-            raise ValueError("create an organization first, or pass organization_id=")
+        org_id = organization_id or self._default_organization_id()
         key = self._caller_key(org_id, caller)
         params = to_wire({**(parameters or {}), **kwargs})
         if op.kind == ACTIVITY:

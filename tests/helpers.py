@@ -78,6 +78,13 @@ def state_digest(emu) -> str:
             "users": [render.user(u) for u in org.users.values()],
             "tags": [render.tag(t) for t in org.user_tags.values()],
             "activities": [render.activity(a, org, None) for a in org.activities.values()],
+            "wallets": [
+                [render.wallet(w), [render.wallet_account(a) for a in w.accounts.values()]]
+                for w in org.wallets.values()
+            ],
+            "private_keys": [render.private_key(k) for k in org.private_keys.values()],
+            "private_key_tags": [render.tag(t) for t in org.private_key_tags.values()],
+            "signers": {value: repr(ref) for value, ref in org.signers.items()},
         }
         for org_id, org in store.organizations.items()
     }
@@ -88,5 +95,9 @@ def state_digest(emu) -> str:
         },
         "fingerprints": sorted(store.activities_by_fingerprint),
         "activity_ids": sorted(store.activities_by_id),
+        "vault": [
+            {w: s.mnemonic for w, s in store.vault.wallets.items()},
+            {k: v.hex() for k, v in store.vault.private_keys.items()},
+        ],
     }
     return json.dumps([orgs, indexes, repr(world.ids.getstate())], sort_keys=True, default=str)

@@ -1,0 +1,156 @@
+"""Test-only seams into an emulator's key material. NOT part of Turnkey's API.
+
+``emu.backdoor`` puts a wallet of a known mnemonic or a private key of a known
+value straight into an organization (for fixtures and published vectors), and
+reads a secret back (to check a signature against an independent library).
+The real service can do none of this: no request reaches these methods, no
+activity records them, and nothing they return travels on the wire.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..codec import to_wire
+from ..crypto import hd
+from ..errors import ValidationFailed
+from ..models import Organization
+from ..ops.private_keys import new_private_key
+from ..ops.wallets import WALLET_ACCOUNT_PARAMS, new_wallet
+from ..schema import Array, check
+from ..services import keys
+from ..services.context import Context
+from ..transaction import Transaction
+
+if TYPE_CHECKING:
+    from ..api import Emulator
+
+Json = dict[str, Any]
+
+
+class Backdoor:
+    """Seams for tests: known keys in, secrets out. Never reachable over the wire."""
+
+    def __init__(self, emulator: Emulator) -> None:
+        self._emulator = emulator
+
+    def __repr__(self) -> str:
+        return "<Backdoor: test-only seams, not part of the API>"
+
+    # ----- known keys in -------------------------------------------------------------
+
+    def import_wallet(
+        self,
+        mnemonic: str,
+        *,
+        name: str = "Imported Wallet",
+        accounts: Sequence[Json] = (),
+        organization_id: str | None = None,
+        imported: bool = True,
+    ) -> Json:
+        """Store a wallet of ``mnemonic`` with ``accounts``; answer ``{walletId, addresses}``.
+
+        ``accounts`` are ``v1WalletAccountParams`` (snake_case or camelCase), for
+        example ``emulator.accounts.account_spec("ADDRESS_FORMAT_ETHEREUM")``.
+        """
+        words = " ".join(mnemonic.split())
+        if not hd.is_valid_mnemonic(words):
+            raise ValueError("not a valid BIP39 English mnemonic")
+        specs = _checked_accounts(accounts)
+        with self._transaction(organization_id) as ctx:
+            wallet, addresses = new_wallet(ctx, name, words, specs, imported=imported)
+        return {"walletId": wallet.wallet_id, "addresses": addresses}
+
+    def import_private_key(
+        self,
+        private_key: str,
+        *,
+        curve: str = hd.SECP256K1,
+        name: str = "Imported Private Key",
+        address_formats: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        organization_id: str | None = None,
+        imported: bool = True,
+    ) -> Json:
+        """Store a private key of ``private_key`` (32-byte hex); answer ``{privateKeyId, addresses}``."""
+        secret = _key_bytes(private_key, curve)
+        spec = {
+            "privateKeyName": name,
+            "curve": curve,
+            "privateKeyTags": list(tags),
+            "addressFormats": list(address_formats),
+        }
+        with self._transaction(organization_id) as ctx:
+            key = new_private_key(ctx, spec, "privateKey", secret, imported=imported)
+        addresses = [{"format": a.address_format, "address": a.address} for a in key.addresses]
+        return {"privateKeyId": key.private_key_id, "addresses": addresses}
+
+    # ----- secrets out ---------------------------------------------------------------
+
+    def mnemonic(self, wallet_id: str, *, organization_id: str | None = None) -> str:
+        """The mnemonic of a wallet."""
+        org = self._organization(organization_id)
+        if wallet_id not in org.wallets:
+            raise KeyError(f"no wallet {wallet_id} in organization {org.organization_id}")
+        return self._emulator.world.store.vault.wallets[wallet_id].mnemonic
+
+    def private_key(self, sign_with: str, *, organization_id: str | None = None) -> str:
+        """The private key (hex) behind a ``signWith`` value: an address or a private key id."""
+        with self._transaction(organization_id) as ctx:
+            return keys.resolve_signer(ctx, sign_with).private_key.hex()
+
+    # ----- plumbing ------------------------------------------------------------------
+
+    def _organization(self, organization_id: str | None) -> Organization:
+        world = self._emulator.world
+        org_id = organization_id or self._emulator._default_organization_id()
+        return world.store.organizations[org_id]
+
+    def _transaction(self, organization_id: str | None) -> _Transaction:
+        return _Transaction(self._emulator, self._organization(organization_id))
+
+
+class _Transaction:
+    """A handler context outside any request: all or nothing, under the world's lock."""
+
+    def __init__(self, emulator: Emulator, org: Organization) -> None:
+        self._world = emulator.world
+        self._org = org
+        self._tx = Transaction()
+
+    def __enter__(self) -> Context:
+        self._world.lock.acquire()
+        now_ns = self._world.clock.now_ns()
+        return Context(self._world, self._org, None, now_ns, self._tx)  # type: ignore[arg-type]
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            if exc_type is None:
+                self._tx.commit()
+            else:
+                self._tx.rollback()
+        finally:
+            self._world.lock.release()
+
+
+def _checked_accounts(accounts: Sequence[Json]) -> list[Json]:
+    cleaned, errors = check(Array(WALLET_ACCOUNT_PARAMS), [to_wire(a) for a in accounts])
+    if errors:
+        raise ValidationFailed(errors)
+    return cleaned  # type: ignore[return-value]
+
+
+def _key_bytes(private_key: str, curve: str) -> bytes:
+    text = private_key.removeprefix("0x")
+    try:
+        secret = bytes.fromhex(text)
+    except ValueError:
+        raise ValueError("private_key must be hex") from None
+    if len(secret) != 32:
+        raise ValueError("private_key must be 32 bytes")
+    try:
+        hd.public_key(curve, secret)
+    except Exception:
+        raise ValueError(f"not a valid {curve} private key") from None
+    return secret
