@@ -44,7 +44,11 @@ def test_other_methods_are_not_allowed(turnkey_emulator):
     assert status == 501 and json.loads(payload)["message"] == "Method Not Allowed"
 
 
-@pytest.mark.parametrize("raw", [b"{", b"not json", b"\xff\xfe"])
+@pytest.mark.parametrize(
+    "raw",
+    [b"{", b"not json", b"\xff\xfe", b'{"a":' + b"[" * 100_000],
+    ids=["truncated", "text", "not-utf8", "nested-too-deep"],
+)
 def test_unparseable_body_is_bad_request(wire, turnkey_org, raw):
     status, body = wire.post("/public/v1/query/whoami", None, turnkey_org.api_key, raw=raw)
     assert_error(status, body, 400, 3, messages.BAD_REQUEST_BODY, "REQUEST_INVALID")

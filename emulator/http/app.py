@@ -43,7 +43,7 @@ def handle(
             raise TurnkeyApiError(UNIMPLEMENTED, messages.METHOD_NOT_ALLOWED)
         try:
             parsed = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):  # nesting too deep: also bad
             raise InvalidArgument(
                 messages.BAD_REQUEST_BODY, turnkey_error_code="REQUEST_INVALID"
             ) from None
