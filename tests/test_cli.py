@@ -93,3 +93,88 @@ def test_serve_refuses_a_mismatched_key_pair():
         timeout=30,
     )
     assert completed.returncode == 2 and "not the public key" in completed.stderr
+
+
+def submit(info, operation, activity_type, parameters, timestamp_ms):
+    from emulator import ApiKeyPair
+
+    body = {
+        "type": activity_type,
+        "timestampMs": str(timestamp_ms),
+        "organizationId": info["organizationId"],
+        "parameters": parameters,
+    }
+    raw = json.dumps(body).encode()
+    key = ApiKeyPair(info["apiPublicKey"], info["apiPrivateKey"])
+    headers = {"X-Stamp": sign_stamp(raw, key).header_value(), "Content-Type": "application/json"}
+    response = requests.post(
+        info["baseUrl"] + "/public/v1/submit/" + operation, data=raw, headers=headers, timeout=10
+    )
+    assert response.status_code == 200, response.text
+    return response.json()["activity"]["result"]
+
+
+def seeded_run(seed: str) -> tuple[dict, list]:
+    """Start ``serve --seed``, make a wallet and a private key, sign; answer what came back."""
+    import time
+
+    process, info = start("--seed", seed)
+    try:
+        now = int(time.time() * 1000)
+        account = {
+            "curve": "CURVE_SECP256K1",
+            "pathFormat": "PATH_FORMAT_BIP32",
+            "path": "m/44'/60'/0'/0/0",
+            "addressFormat": "ADDRESS_FORMAT_ETHEREUM",
+        }
+        wallet = submit(
+            info,
+            "create_wallet",
+            "ACTIVITY_TYPE_CREATE_WALLET",
+            {"walletName": "w", "accounts": [account]},
+            now,
+        )
+        key = submit(
+            info,
+            "create_private_keys",
+            "ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2",
+            {
+                "privateKeys": [
+                    {
+                        "privateKeyName": "k",
+                        "curve": "CURVE_ED25519",
+                        "privateKeyTags": [],
+                        "addressFormats": ["ADDRESS_FORMAT_SOLANA"],
+                    }
+                ]
+            },
+            now + 1,
+        )
+        signature = submit(
+            info,
+            "sign_raw_payload",
+            "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
+            {
+                "signWith": wallet["createWalletResult"]["addresses"][0],
+                "payload": "00" * 32,
+                "encoding": "PAYLOAD_ENCODING_HEXADECIMAL",
+                "hashFunction": "HASH_FUNCTION_NO_OP",
+            },
+            now + 2,
+        )
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    return info, [wallet, key, signature]
+
+
+def test_serve_with_a_seed_makes_the_same_keys_and_addresses_every_run():
+    first_info, first = seeded_run("11")
+    second_info, second = seeded_run("11")
+    for name in ("organizationId", "userId", "apiKeyId", "apiPublicKey", "apiPrivateKey"):
+        assert first_info[name] == second_info[name]
+    assert first == second
+    _, other = seeded_run("12")
+    assert (
+        other[0]["createWalletResult"]["addresses"] != first[0]["createWalletResult"]["addresses"]
+    )
