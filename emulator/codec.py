@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 
+@lru_cache(maxsize=4096)
 def camel(name: str) -> str:
     """``user_name`` to ``userName``; a camelCase name is left as it is."""
     head, *rest = name.split("_")

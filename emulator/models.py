@@ -162,7 +162,9 @@ class Vote:
     signature: str
     scheme: str
     created_at: int
-    user_snapshot: dict[str, Any] = field(default_factory=dict)
+    # The voter as they were when last in the organization (records are never mutated
+    # once their user is deleted), rendered when the user no longer exists.
+    voter: User | None = None
 
 
 @dataclass(slots=True)
@@ -194,8 +196,8 @@ class Organization:
     wallets: dict[str, Wallet] = field(default_factory=dict)
     private_keys: dict[str, PrivateKey] = field(default_factory=dict)
     private_key_tags: dict[str, Tag] = field(default_factory=dict)
-    # signWith values (addresses, private key ids) -> what they name
-    signers: dict[str, SignerRef] = field(default_factory=dict)
+    # signWith values (addresses, private key ids) -> what they name, oldest first
+    signers: dict[str, tuple[SignerRef, ...]] = field(default_factory=dict)
     features: dict[str, str] = field(default_factory=dict)
     activities: dict[str, Activity] = field(default_factory=dict)
     sub_organization_ids: list[str] = field(default_factory=list)

@@ -245,7 +245,8 @@ _REJECTABLE = frozenset(
 
 def _voter(v: Vote, org: Organization) -> Json:
     current = org.users.get(v.user_id)
-    return user(current) if current is not None else dict(v.user_snapshot)
+    voter = current if current is not None else v.voter
+    return user(voter) if voter is not None else {}
 
 
 def query_envelope(data: Json, organization_id: str, envelope_id: str, timestamp_ms: int) -> Json:

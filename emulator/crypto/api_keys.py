@@ -121,11 +121,16 @@ def verify_ed25519(public_key_hex: str, signature: bytes, message: bytes) -> boo
     return True
 
 
+@lru_cache(maxsize=256)
+def _load_ec_private_key(curve: str, private_key_hex: str) -> ec.EllipticCurvePrivateKey:
+    return ec.derive_private_key(int(private_key_hex, 16), _EC_CURVES[curve])
+
+
 def sign_ecdsa(
     curve: str, private_key_hex: str, message: bytes, *, prehashed: bool = False
 ) -> bytes:
     """A DER ECDSA signature over SHA-256(message), or over ``message`` as a digest."""
-    key = ec.derive_private_key(int(private_key_hex, 16), _EC_CURVES[curve])
+    key = _load_ec_private_key(curve, private_key_hex)
     algorithm = Prehashed(hashes.SHA256()) if prehashed else hashes.SHA256()
     return key.sign(message, ec.ECDSA(algorithm))
 

@@ -269,7 +269,7 @@ def list_wallets(ctx: Context, body: Params) -> Params:
     result_keys=("accounts",),
 )
 def list_wallet_accounts(ctx: Context, body: Params) -> Params:
-    """The accounts of one wallet, or of every wallet; paginated in creation order."""
+    """The accounts of one wallet, or of every wallet (wallet by wallet); paginated."""
     if body.get("walletId"):
         wallets = [find_wallet(ctx.org, body["walletId"])]
     else:
@@ -295,7 +295,8 @@ def get_wallet_account(ctx: Context, body: Params) -> Params:
         match = [a for a in wallet.accounts.values() if a.address == address]
         missing = messages.wallet_account_not_found(address)
     elif path:
-        match = [a for a in wallet.accounts.values() if a.path == path]
+        wanted = keys.canonical_path(path)
+        match = [a for a in wallet.accounts.values() if keys.canonical_path(a.path) == wanted]
         missing = messages.wallet_account_path_not_found(path)
     else:
         errors = Violations()

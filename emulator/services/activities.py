@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from .. import messages, render
+from .. import messages
 from ..errors import InvalidArgument, ValidationFailed
 from ..models import Activity, Organization, Vote
 from ..schema import Violations
@@ -69,7 +69,7 @@ def record_completed(
         signature=stamp.signature,
         scheme=stamp.scheme,
         created_at=now_ns,
-        user_snapshot=render.user(caller.user),
+        voter=caller.user,
     )
     return Activity(
         activity_id=activity_id,

@@ -7,11 +7,18 @@ not find any resource to sign with.``); secrets never appear in them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .. import messages
 from ..crypto import hd
-from ..crypto.addresses import InvalidPublicKey, UnsupportedAddressFormat, encode_address
+from ..crypto.addresses import (
+    InvalidPublicKey,
+    UnsupportedAddressFormat,
+    curves_for,
+    encode_address,
+)
 from ..errors import InvalidArgument, NotFound
 from ..models import Address, SignerRef, Wallet, WalletAccount
 from ..vault import WalletSecret
@@ -60,6 +67,19 @@ def public_key_hex(curve: str, private_key: bytes) -> str:
 # --- addresses ------------------------------------------------------------------------
 
 
+def check_format(address_format: str, curve: str) -> None:
+    """400 ``invalid address format`` unless ``address_format`` is made from ``curve`` keys."""
+    try:
+        fits = curve in curves_for(address_format)
+    except UnsupportedAddressFormat:
+        fits = False
+    if not fits:
+        raise InvalidArgument(
+            messages.invalid_address_format(address_format, curve),
+            turnkey_error_code="REQUEST_INVALID",
+        )
+
+
 def address(ctx: Context, address_format: str, curve: str, public_key: bytes) -> str:
     try:
         return encode_address(address_format, curve, public_key, ctx.settings.address_options)
@@ -77,6 +97,7 @@ def addresses(ctx: Context, formats: list[str], curve: str, public_key: bytes) -
 # --- wallet accounts ------------------------------------------------------------------
 
 
+@lru_cache(maxsize=4096)
 def parse_path(path: str) -> tuple[int, ...]:
     try:
         return hd.parse_path(path)
@@ -106,8 +127,9 @@ def derive_account(
     accounts; a repeat is the real "invalid path" (a path reused in one wallet).
     """
     curve, path, address_format = spec["curve"], spec["path"], spec["addressFormat"]
+    check_format(address_format, curve)
     node = derive(secret, curve, path)
-    key = (curve, hd.format_path(parse_path(path)), address_format)
+    key = (curve, canonical_path(path), address_format)
     if key in taken:
         raise InvalidArgument(
             messages.invalid_path(path, "this path and address format are already in the wallet"),
@@ -130,25 +152,37 @@ def derive_account(
     )
 
 
+def canonical_path(path: str) -> str:
+    """``path`` with ``'`` for hardened steps (``m/44h/0`` and ``m/44'/0`` are one path)."""
+    return hd.format_path(parse_path(path))
+
+
 def account_keys(wallet: Wallet) -> set[tuple]:
-    return {
-        (a.curve, hd.format_path(hd.parse_path(a.path)), a.address_format)
-        for a in wallet.accounts.values()
-    }
+    return {(a.curve, canonical_path(a.path), a.address_format) for a in wallet.accounts.values()}
 
 
 # --- signers --------------------------------------------------------------------------
 
 
 def index_signer(ctx: Context, value: str, ref: SignerRef) -> None:
-    """Make ``value`` (an address or a private key id) name ``ref``; the first one stays."""
-    if value not in ctx.org.signers:
-        ctx.tx.put(ctx.org.signers, value, ref)
+    """Make ``value`` (an address or a private key id) name ``ref`` too.
+
+    One address may belong to several holders (testnet and signet P2WPKH at
+    one path, two wallets of one mnemonic); the oldest signs, and the next
+    one takes over when it is deleted.
+    """
+    holders = ctx.org.signers.get(value, ())
+    ctx.tx.put(ctx.org.signers, value, (*holders, ref))
 
 
-def unindex_signers(ctx: Context, predicate) -> None:
-    for value, ref in list(ctx.org.signers.items()):
-        if predicate(ref):
+def unindex_signers(ctx: Context, doomed: Callable[[SignerRef], bool]) -> None:
+    for value, holders in list(ctx.org.signers.items()):
+        remaining = tuple(ref for ref in holders if not doomed(ref))
+        if len(remaining) == len(holders):
+            continue
+        if remaining:
+            ctx.tx.put(ctx.org.signers, value, remaining)
+        else:
             ctx.tx.pop(ctx.org.signers, value)
 
 
@@ -158,7 +192,8 @@ def resolve_signer(ctx: Context, sign_with: str) -> Signer:
     Addresses match exactly, as the real service's do (a lower-cased EVM
     address does not find its checksummed account).
     """
-    ref = ctx.org.signers.get(sign_with)
+    holders = ctx.org.signers.get(sign_with)
+    ref = holders[0] if holders else None
     vault = ctx.store.vault
     if ref is not None and ref.private_key_id is not None:
         key = ctx.org.private_keys[ref.private_key_id]

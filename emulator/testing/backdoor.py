@@ -121,6 +121,8 @@ class _Transaction:
 
     def __enter__(self) -> Context:
         self._world.lock.acquire()
+        ids, state = self._world.ids, self._world.ids.getstate()
+        self._tx.on_rollback(lambda: ids.setstate(state))
         now_ns = self._world.clock.now_ns()
         return Context(self._world, self._org, None, now_ns, self._tx)  # type: ignore[arg-type]
 
