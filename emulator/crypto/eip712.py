@@ -8,11 +8,12 @@ the domain type is derived from the domain fields present, in the canonical orde
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
+from .. import jsontext
+from ..jsontext import MAX_DEPTH
 from .hashing import keccak256
 
 DOMAIN_TYPE = "EIP712Domain"
@@ -34,10 +35,6 @@ _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _DECIMAL = re.compile(r"-?[0-9]+")
 _HEX_NUMBER = re.compile(r"0[xX][0-9a-fA-F]+")
 _HEX_BYTES = re.compile(r"0[xX]((?:[0-9a-fA-F]{2})*)")
-_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-
-MAX_DEPTH = 64
 
 
 class TypedDataError(ValueError):
@@ -48,12 +45,10 @@ def parse_typed_data(payload: str) -> dict:
     """Parse typed-data JSON text and check its top-level shape."""
     if not isinstance(payload, str):
         raise TypedDataError("typed data must be a JSON string")
-    if nesting_depth(payload) > MAX_DEPTH:  # json's C parser can exhaust the C stack
-        raise TypedDataError(f"typed data is nested more than {MAX_DEPTH} levels deep")
     try:
-        document = json.loads(payload, parse_constant=_reject_constant)
-    except RecursionError:
-        raise TypedDataError("typed data is nested too deeply") from None
+        document = jsontext.loads(payload, parse_constant=_reject_constant)
+    except jsontext.TooDeep:
+        raise TypedDataError(f"typed data is nested more than {MAX_DEPTH} levels deep") from None
     except ValueError as exc:
         raise TypedDataError(f"typed data is not valid JSON: {exc}") from None
     if not isinstance(document, dict):
@@ -91,15 +86,6 @@ def typed_data_digest(typed_data: Mapping[str, Any]) -> bytes:
 def encode_type(primary_type: str, types: Mapping[str, list]) -> str:
     """The EIP-712 ``encodeType`` string: the primary type, then its references sorted."""
     return _Encoder(_checked_types(types, None)).encode_type(primary_type)
-
-
-def nesting_depth(text: str) -> int:
-    """The deepest bracket nesting outside JSON strings (an upper bound for malformed text)."""
-    depth = deepest = 0
-    for char in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
-        depth = depth + 1 if char in "[{" else depth - 1
-        deepest = max(deepest, depth)
-    return deepest
 
 
 def _reject_constant(name: str) -> Any:

@@ -8,7 +8,6 @@ recovery id; Ed25519 signs the message bytes themselves. Results are ``{r, s, v}
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,8 +18,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import Prehashed, decode_dss_signature
 from nacl.signing import SigningKey
 
+from .. import jsontext
 from . import rlp
-from .eip712 import MAX_DEPTH, TypedDataError, nesting_depth, parse_typed_data, typed_data_digest
+from .eip712 import TypedDataError, parse_typed_data, typed_data_digest
 from .hashing import keccak256
 
 SECP256K1 = "CURVE_SECP256K1"
@@ -218,10 +218,8 @@ def _authorization_digest(payload: str) -> bytes:
     or decimal / 0x hex strings, as viem and ethers send them.
     """
     try:
-        if nesting_depth(payload) > MAX_DEPTH:  # keep json's C parser off a deep stack
-            raise ValueError("too deep")
-        document = json.loads(payload, parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
+        document = jsontext.loads(payload, parse_constant=_reject_constant)
+    except ValueError:
         raise SigningError(f"{INVALID_ENCODING}: authorization is not valid JSON") from None
     if not isinstance(document, dict):
         raise SigningError(f"{INVALID_ENCODING}: authorization must be a JSON object")

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from http import HTTPStatus
 from typing import Any
 
-from .. import messages
+from .. import jsontext, messages
 from ..crypto.stamps import MalformedStamp, parse_stamp_header
 from ..dispatch import Request, dispatch
 from ..errors import (
@@ -42,8 +42,8 @@ def handle(
         if method != "POST":  # the gateway's answer: code 12, HTTP 501
             raise TurnkeyApiError(UNIMPLEMENTED, messages.METHOD_NOT_ALLOWED)
         try:
-            parsed = json.loads(body)
-        except (ValueError, UnicodeDecodeError, RecursionError):  # nesting too deep: also bad
+            parsed = jsontext.loads(body)
+        except (ValueError, UnicodeDecodeError):  # jsontext.TooDeep is a ValueError
             raise InvalidArgument(
                 messages.BAD_REQUEST_BODY, turnkey_error_code="REQUEST_INVALID"
             ) from None
