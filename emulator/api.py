@@ -10,9 +10,9 @@ response body. Errors raise ``TurnkeyApiError`` with the same code, HTTP status
 and message as on the wire.
 
 Calls go through the same path as HTTP requests, acting as the caller's API
-key (by default the root key of the organization). The facade signs an
-activity's body with that key, for the vote record, but does not re-verify
-its own signature.
+key (by default the root key of the organization). No HTTP request is signed,
+so an activity's vote records the caller's public key and scheme with an empty
+signature; requests through the wire or an SDK record their real stamps.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 from .clock import Clock
 from .codec import to_wire
 from .crypto.api_keys import P256, ApiKeyPair, key_pair_from_entropy, key_pair_from_private
-from .crypto.stamps import DEFAULT_SCHEMES, ApiKeyStamp, sign_stamp
+from .crypto.stamps import DEFAULT_SCHEMES, ApiKeyStamp
 from .dispatch import Request, dispatch
 from .ids import IdSource
 from .ops import ACTIVITY, REGISTRY, Operation
@@ -125,7 +125,7 @@ class Emulator:
         """Bootstrap an organization: a root user with a P-256 API key, root quorum of one.
 
         The key pair is generated unless given; a public key alone is
-        accepted too (the facade then records the caller's votes unsigned).
+        accepted too (enough for the facade, which signs nothing).
         ``parent_organization_id`` makes it a sub-organization of that one.
         """
         key = self._bootstrap_key(api_public_key, api_private_key)
@@ -209,10 +209,9 @@ class Emulator:
             "type": activity_type or op.default_type,
         }
         raw = json.dumps(body).encode()
-        if key.private_key:
-            stamp = sign_stamp(raw, key)
-        else:
-            stamp = ApiKeyStamp(key.public_key, "", DEFAULT_SCHEMES[key.curve])
+        # No HTTP request was signed: the vote records the caller's key and scheme with an
+        # empty signature (a real stamp costs a P-256 signature per call; the wire has them).
+        stamp = ApiKeyStamp(key.public_key, "", DEFAULT_SCHEMES[key.curve])
         response = dispatch(self._world, Request(op, body, raw, stamp, check_signature=False))
         activity = response["activity"]
         version = op.version(activity["type"])

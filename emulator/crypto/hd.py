@@ -12,7 +12,6 @@ import hashlib
 import hmac
 import importlib.util
 import unicodedata
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -152,23 +151,68 @@ def _hash160(data: bytes) -> bytes:
         return RIPEMD160.new(sha).digest()
 
 
-@dataclass(frozen=True, slots=True)
 class Node:
-    """One derived key with its chain code; ``repr`` shows neither secret."""
+    """One derived key with its chain code; ``repr`` shows neither secret.
 
-    curve: str
-    private_key: bytes = field(repr=False)
-    chain_code: bytes = field(repr=False)
-    public_key: bytes  # 33-byte compressed SEC1; raw 32 bytes for ed25519
-    depth: int
-    parent_fingerprint: bytes
-    index: int
+    The public key (and so the fingerprint children record) is computed on first
+    use: a hardened child needs only its parent's private key, so the nodes above
+    the last hardened step of a path never pay for a point multiplication.
+    """
+
+    __slots__ = ("_parent", "_public_key", "chain_code", "curve", "depth", "index", "private_key")
+
+    def __init__(
+        self,
+        curve: str,
+        private_key: bytes,
+        chain_code: bytes,
+        depth: int = 0,
+        index: int = 0,
+        parent: Node | None = None,
+    ) -> None:
+        self.curve = curve
+        self.private_key = private_key
+        self.chain_code = chain_code
+        self.depth = depth
+        self.index = index
+        self._parent = parent
+        self._public_key: bytes | None = None
+
+    @property
+    def public_key(self) -> bytes:
+        """33-byte compressed SEC1; the raw 32 bytes for ed25519."""
+        if self._public_key is None:
+            self._public_key = public_key(self.curve, self.private_key)
+        return self._public_key
+
+    @property
+    def parent_fingerprint(self) -> bytes:
+        return self._parent.fingerprint if self._parent is not None else bytes(4)
 
     @property
     def fingerprint(self) -> bytes:
         """First 4 bytes of HASH160 of the SLIP-10 serP of the public key."""
         ser = b"\x00" + self.public_key if self.curve == ED25519 else self.public_key
         return _hash160(ser)[:4]
+
+    def _identity(self) -> tuple:
+        return (self.curve, self.private_key, self.chain_code, self.depth, self.index)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Node):
+            return NotImplemented
+        return self._identity() == other._identity() and (
+            self.parent_fingerprint == other.parent_fingerprint
+        )
+
+    def __hash__(self) -> int:
+        return hash(self._identity())
+
+    def __repr__(self) -> str:
+        return (
+            f"Node(curve={self.curve!r}, public_key={self.public_key.hex()!r}, "
+            f"depth={self.depth}, index={self.index})"
+        )
 
 
 def public_key(curve: str, private_key: bytes) -> bytes:
@@ -198,7 +242,7 @@ def master_node(curve: str, seed: bytes) -> Node:
     while order is not None and not 0 < int.from_bytes(digest[:32], "big") < order:
         digest = hmac.digest(hmac_key, digest, "sha512")
     private_key = digest[:32]
-    return Node(curve, private_key, digest[32:], public_key(curve, private_key), 0, bytes(4), 0)
+    return Node(curve, private_key, digest[32:])
 
 
 def child_node(parent: Node, index: int) -> Node:
@@ -227,15 +271,7 @@ def child_node(parent: Node, index: int) -> Node:
             # SLIP-10: retry with 0x01 || I_R || ser32(i).
             digest = hmac.digest(parent.chain_code, b"\x01" + digest[32:] + suffix, "sha512")
         private_key = key.to_bytes(32, "big")
-    return Node(
-        parent.curve,
-        private_key,
-        digest[32:],
-        public_key(parent.curve, private_key),
-        parent.depth + 1,
-        parent.fingerprint,
-        index,
-    )
+    return Node(parent.curve, private_key, digest[32:], parent.depth + 1, index, parent)
 
 
 # --- extended keys -----------------------------------------------------------------------
