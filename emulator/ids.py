@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import random
 import re
 
 UUID_PATTERN = re.compile(
@@ -29,28 +28,42 @@ def _format(value: int) -> str:
 
 
 class IdSource:
-    """A reproducible source of UUIDs and random bytes for one emulator."""
+    """A reproducible source of UUIDs and random bytes for one emulator.
 
-    __slots__ = ("_rng", "_secrets")
+    Counter mode: draw ``n`` is BLAKE2b keyed with the stream's key over ``n``.
+    The whole state is two counters, so saving and restoring it around every
+    activity (the undo log does) costs nothing, and no number of ids reveals the
+    key or the key material of the second stream.
+    """
+
+    __slots__ = ("_ids_key", "_next", "_next_secret", "_secrets_key")
 
     def __init__(self, seed: int | None = None) -> None:
-        self._rng = random.Random(seed if seed is not None else os.urandom(16))
-        self._secrets: random.Random | None = None
-        if seed is not None:
-            self._secrets = random.Random(hashlib.sha256(f"secrets:{seed}".encode()).digest())
+        if seed is None:
+            self._ids_key = os.urandom(32)
+            self._secrets_key: bytes | None = None
+        else:
+            self._ids_key = hashlib.blake2b(f"ids:{seed}".encode(), digest_size=32).digest()
+            self._secrets_key = hashlib.blake2b(f"secrets:{seed}".encode(), digest_size=32).digest()
+        self._next = 0
+        self._next_secret = 0
 
     def random_bytes(self, n: int) -> bytes:
-        """``n`` bytes from the seeded stream (not for secrets of the real world)."""
-        return self._rng.getrandbits(8 * n).to_bytes(n, "big")
+        """``n`` (at most 64) bytes of the id stream: not for secrets of the real world."""
+        out = _block(self._ids_key, self._next, n)
+        self._next += 1
+        return out
 
     def secret_bytes(self, n: int) -> bytes:
-        """``n`` bytes of key material: reproducible under a seed, else from ``os.urandom``."""
-        if self._secrets is None:
+        """``n`` (at most 64) bytes of key material: seeded, or else from ``os.urandom``."""
+        if self._secrets_key is None:
             return os.urandom(n)
-        return self._secrets.getrandbits(8 * n).to_bytes(n, "big")
+        out = _block(self._secrets_key, self._next_secret, n)
+        self._next_secret += 1
+        return out
 
     def uuid4(self) -> str:
-        value = self._rng.getrandbits(128)
+        value = int.from_bytes(self.random_bytes(16), "big")
         value = (value & ~(0xF << 76)) | (0x4 << 76)
         value = (value & ~(0x3 << 62)) | (0x2 << 62)
         return _format(value)
@@ -59,15 +72,17 @@ class IdSource:
         """A UUIDv7: 48 bits of milliseconds, then version, then random bits."""
         return uuid7_from(unix_ms, self.random_bytes(10))
 
-    def getstate(self) -> object:
-        secrets = self._secrets.getstate() if self._secrets is not None else None
-        return (self._rng.getstate(), secrets)
+    def getstate(self) -> tuple[int, int]:
+        return (self._next, self._next_secret)
 
-    def setstate(self, state: object) -> None:
-        ids, secrets = state  # type: ignore[misc]
-        self._rng.setstate(ids)
-        if self._secrets is not None:
-            self._secrets.setstate(secrets)
+    def setstate(self, state: tuple[int, int]) -> None:
+        self._next, self._next_secret = state
+
+
+def _block(key: bytes, counter: int, n: int) -> bytes:
+    if not 0 < n <= 64:
+        raise ValueError("draw 1 to 64 bytes at a time")
+    return hashlib.blake2b(counter.to_bytes(8, "big"), key=key, digest_size=n).digest()
 
 
 def uuid7_from(unix_ms: int, entropy: bytes) -> str:

@@ -50,7 +50,7 @@ _STRUCTURED = (EIP712, EIP7702_AUTHORIZATION)
 SECP256K1_ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
 
-_HEX = re.compile(r"(?:0[xX])?((?:[0-9a-fA-F]{2})*)")
+_HEX_DIGITS = re.compile(r"[0-9a-fA-F]*")
 _ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}")
 _UINT_TEXT = re.compile(r"[0-9]+|0[xX][0-9a-fA-F]+")
 
@@ -83,10 +83,10 @@ def payload_bytes(payload: str, encoding: str) -> bytes:
     if not isinstance(payload, str):
         raise SigningError(f"{INVALID_ENCODING}: payload must be a string")
     if encoding == HEXADECIMAL:
-        match = _HEX.fullmatch(payload)
-        if match is None:
+        digits = payload[2:] if payload[:2] in ("0x", "0X") else payload
+        if len(digits) % 2 or _HEX_DIGITS.fullmatch(digits) is None:
             raise SigningError(f"{INVALID_ENCODING}: payload is not valid hexadecimal")
-        return bytes.fromhex(match.group(1))
+        return bytes.fromhex(digits)
     if encoding == TEXT_UTF8:
         try:
             return payload.encode("utf-8")
