@@ -77,7 +77,8 @@ def target_organization(world: World, organization_id: object) -> Organization:
 
 def _submit(world: World, org: Organization, caller: Caller, request: Request) -> Json:
     op, body = request.operation, request.body
-    existing = world.store.activities_by_fingerprint.get(fingerprint(request.raw))
+    request_fingerprint = fingerprint(request.raw)
+    existing = world.store.activities_by_fingerprint.get(request_fingerprint)
     if existing is not None and existing.organization_id == org.organization_id:
         return {"activity": render.activity(existing, org, caller.user.user_id)}
     version = op.version(body.get("type"))
@@ -107,6 +108,7 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
             seed_intent=version.seed_intent(params) if version.seed_intent else None,
             result={version.result_key: result},
             body=request.raw,
+            fingerprint=request_fingerprint,
             timestamp_ms=timestamp_ms,
             now_ns=now_ns,
         )

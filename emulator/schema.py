@@ -204,7 +204,7 @@ class Object(Spec):
                 if fld.required:
                     errors.add(field_path, "is required")
                 continue
-            if fld.required and raw == "" and isinstance(fld.spec, String | Enum):
+            if fld.required and raw == "" and isinstance(fld.spec, _TEXT_SPECS):
                 errors.add(field_path, "is required")
                 continue
             cleaned = fld.spec.check(raw, field_path, errors)
@@ -217,6 +217,9 @@ class Object(Spec):
 
     def field_names(self) -> Iterable[str]:
         return self.fields.keys()
+
+
+_TEXT_SPECS = (String, Enum)  # an empty string is a missing value for these
 
 
 def obj(**fields: Spec | Field) -> Object:

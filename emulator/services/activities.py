@@ -53,6 +53,7 @@ def record_completed(
     seed_intent: dict[str, Any] | None,
     result: dict[str, Any],
     body: bytes,
+    fingerprint: str,
     timestamp_ms: str,
     now_ns: int,
 ) -> Activity:
@@ -78,7 +79,7 @@ def record_completed(
         status=COMPLETED,
         intent=intent,
         result=result,
-        fingerprint=fingerprint(body),
+        fingerprint=fingerprint,
         timestamp_ms=timestamp_ms,
         created_at=now_ns,
         updated_at=now_ns,
