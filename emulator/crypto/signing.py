@@ -116,11 +116,23 @@ def message_to_sign(curve: str, payload: str, encoding: str, hash_function: str)
 
 
 def sign_payload(
-    curve: str, private_key: bytes, payload: str, encoding: str, hash_function: str
+    curve: str,
+    private_key: bytes,
+    payload: str,
+    encoding: str,
+    hash_function: str,
+    *,
+    taproot: bool = False,
 ) -> Signature:
-    """Decode, hash and sign one payload the way ``sign_raw_payload`` does."""
+    """Decode, hash and sign one payload the way ``sign_raw_payload`` does.
+
+    ``taproot`` (the key is named by a P2TR address) signs BIP340 Schnorr with the
+    BIP86-tweaked key instead of ECDSA.
+    """
     message = message_to_sign(curve, payload, encoding, hash_function)
     if curve == SECP256K1:
+        if taproot:
+            return sign_digest_taproot(private_key, message)
         return sign_digest_secp256k1(private_key, message)
     if curve == P256:
         return sign_digest_p256(private_key, message)
@@ -136,6 +148,31 @@ def sign_digest_secp256k1(private_key: bytes, digest: bytes) -> Signature:
     if s > SECP256K1_ORDER // 2:  # libsecp256k1 already normalises; kept as a guard
         s, recid = SECP256K1_ORDER - s, recid ^ 1
     return _ecdsa_signature(r, s, recid)
+
+
+def taproot_tweaked_key(private_key: bytes) -> bytes:
+    """The BIP86 key-path private key of a P2TR output (BIP341's ``taproot_tweak_seckey``).
+
+    The key is negated if its point has an odd y, then tweaked by
+    ``tagged_hash("TapTweak", x(P))`` (no script tree).
+    """
+    d = int.from_bytes(_scalar(private_key, SECP256K1_ORDER), "big")
+    point = coincurve.PublicKey.from_secret(d.to_bytes(32, "big")).format()
+    if point[0] == 3:
+        d = SECP256K1_ORDER - d
+    tag = hashlib.sha256(b"TapTweak").digest()
+    tweak = int.from_bytes(hashlib.sha256(tag + tag + point[1:]).digest(), "big")
+    return ((d + tweak) % SECP256K1_ORDER).to_bytes(32, "big")
+
+
+def sign_digest_taproot(private_key: bytes, digest: bytes) -> Signature:
+    """BIP340 Schnorr over a 32-byte digest with the BIP86-tweaked key, as Turnkey signs for
+    a P2TR address: ``r`` = R.x, ``s`` = s, ``v`` = "00". Auxiliary randomness is zero, so
+    the signature is deterministic (BIP340 allows it)."""
+    _check_digest(digest)
+    tweaked = _secp256k1_key(taproot_tweaked_key(private_key))
+    raw = tweaked.sign_schnorr(digest, aux_randomness=bytes(32))
+    return Signature(raw[:32].hex(), raw[32:].hex(), "00")
 
 
 def sign_digest_p256(private_key: bytes, digest: bytes) -> Signature:

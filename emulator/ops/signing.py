@@ -60,7 +60,12 @@ def _seed_sign_raw_payload_intent(params: Params) -> Params:
 def sign(signer: keys.Signer, payload: str, encoding: str, hash_function: str) -> Params:
     try:
         signature = signing.sign_payload(
-            signer.curve, signer.private_key, payload, encoding, hash_function
+            signer.curve,
+            signer.private_key,
+            payload,
+            encoding,
+            hash_function,
+            taproot=signer.is_taproot,
         )
     except signing.SigningError as exc:
         raise InvalidArgument(str(exc), turnkey_error_code="REQUEST_INVALID") from None

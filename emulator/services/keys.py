@@ -39,7 +39,12 @@ class Signer:
     private_key: bytes
     public_key: bytes
     ref: SignerRef
-    address_format: str | None = None  # the wallet account's format, if it is one
+    address_format: str | None = None  # the format of the address that named it, if any
+
+    @property
+    def is_taproot(self) -> bool:
+        """Named by a P2TR address: Turnkey then signs Schnorr with the BIP86 tweak."""
+        return self.address_format is not None and self.address_format.endswith("_P2TR")
 
 
 # --- making keys ----------------------------------------------------------------------
@@ -198,7 +203,8 @@ def resolve_signer(ctx: Context, sign_with: str) -> Signer:
     if ref is not None and ref.private_key_id is not None:
         key = ctx.org.private_keys[ref.private_key_id]
         private_key = vault.private_keys[key.private_key_id]
-        return Signer(key.curve, private_key, bytes.fromhex(key.public_key), ref)
+        named_by = next((a.address_format for a in key.addresses if a.address == sign_with), None)
+        return Signer(key.curve, private_key, bytes.fromhex(key.public_key), ref, named_by)
     if ref is not None and ref.wallet_account_id is not None:
         account = ctx.org.wallets[ref.wallet_id].accounts[ref.wallet_account_id]
         node = derive(vault.wallets[ref.wallet_id], account.curve, account.path)
