@@ -200,7 +200,7 @@ def sign_ed25519(seed: bytes, message: bytes) -> Signature:
     """Ed25519 (RFC 8032) over the message bytes: r = R, s = S, v = "00"."""
     if not isinstance(seed, bytes | bytearray) or len(seed) != 32:
         raise SigningError("invalid private key")
-    raw = SigningKey(bytes(seed)).sign(bytes(message)).signature
+    raw = _ed25519_key(bytes(seed)).sign(bytes(message)).signature
     return Signature(raw[:32].hex(), raw[32:].hex(), "00")
 
 
@@ -241,6 +241,11 @@ def _ecdsa_signature(r: int, s: int, recid: int) -> Signature:
 @lru_cache(maxsize=256)
 def _secp256k1_key(scalar: bytes) -> coincurve.PrivateKey:
     return coincurve.PrivateKey(scalar)
+
+
+@lru_cache(maxsize=256)
+def _ed25519_key(seed: bytes) -> SigningKey:
+    return SigningKey(seed)
 
 
 @lru_cache(maxsize=256)
