@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .crypto import curves
+
 #: Statuses of an activity.
 ACTIVITY_STATUSES = (
     "ACTIVITY_STATUS_CREATED",
@@ -238,7 +240,7 @@ ACTIVITY_TYPES = (
 )
 
 #: Curves of wallet accounts and private keys.
-CURVES = ("CURVE_SECP256K1", "CURVE_ED25519", "CURVE_P256")
+CURVES = curves.CURVES
 
 #: Path formats of wallet accounts.
 PATH_FORMATS = ("PATH_FORMAT_BIP32",)

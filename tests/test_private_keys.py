@@ -362,7 +362,8 @@ def test_delete_unknown_private_key(emu, turnkey_org):
 # --- signing ------------------------------------------------------------------------
 
 SIGNING_FORMATS = {
-    SECP256K1: [ETH, COMPRESSED, UNCOMPRESSED, "ADDRESS_FORMAT_BITCOIN_MAINNET_P2TR"],
+    # (a P2TR address signs Schnorr instead: tests/test_taproot_signing.py)
+    SECP256K1: [ETH, COMPRESSED, UNCOMPRESSED, "ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH"],
     ED25519: [SOL, COMPRESSED, "ADDRESS_FORMAT_SUI"],
     P256: [COMPRESSED, UNCOMPRESSED],
 }

@@ -21,9 +21,9 @@ from solders.system_program import TransferParams, transfer
 from solders.transaction import VersionedTransaction
 
 from emulator.crypto import rlp
+from emulator.crypto.curves import SECP256K1_ORDER as SECP256K1_N
 from emulator.crypto.transactions import ETHEREUM, SOLANA, TransactionError
 from emulator.crypto.transactions.ethereum import (
-    SECP256K1_N,
     parse_ethereum_transaction,
     sign_ethereum_transaction,
 )

@@ -15,16 +15,15 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from cryptography.hazmat.primitives.asymmetric.utils import Prehashed
 
+from . import curves
+
 P256 = "API_KEY_CURVE_P256"
 SECP256K1 = "API_KEY_CURVE_SECP256K1"
 ED25519 = "API_KEY_CURVE_ED25519"
 CURVES = (P256, SECP256K1, ED25519)
 
 _EC_CURVES = {P256: ec.SECP256R1(), SECP256K1: ec.SECP256K1()}
-_EC_ORDERS = {
-    P256: 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551,
-    SECP256K1: 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141,
-}
+_EC_ORDERS = {P256: curves.P256_ORDER, SECP256K1: curves.SECP256K1_ORDER}
 _COMPRESSED = (serialization.Encoding.X962, serialization.PublicFormat.CompressedPoint)
 _RAW = (serialization.Encoding.Raw, serialization.PublicFormat.Raw)
 

@@ -20,21 +20,18 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from nacl.bindings import crypto_sign_seed_keypair
 
-SECP256K1 = "CURVE_SECP256K1"
-ED25519 = "CURVE_ED25519"
-P256 = "CURVE_P256"
+from .base58 import base58check_encode
+from .curves import ED25519, P256, P256_ORDER, SECP256K1, SECP256K1_ORDER
 
 HARDENED = 0x80000000
 MAX_DEPTH = 255
 
-_SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
-_P256_N = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
 
 # HMAC key of the master step, and group order n (None: every 32-byte string is a valid key).
 _CURVES: dict[str, tuple[bytes, int | None]] = {
-    SECP256K1: (b"Bitcoin seed", _SECP256K1_N),
+    SECP256K1: (b"Bitcoin seed", SECP256K1_ORDER),
     ED25519: (b"ed25519 seed", None),
-    P256: (b"Nist256p1 seed", _P256_N),
+    P256: (b"Nist256p1 seed", P256_ORDER),
 }
 
 
@@ -276,20 +273,8 @@ def child_node(parent: Node, index: int) -> Node:
 
 # --- extended keys -----------------------------------------------------------------------
 
-_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _XPRV = bytes.fromhex("0488ade4")
 _XPUB = bytes.fromhex("0488b21e")
-
-
-def _base58check(payload: bytes) -> str:
-    data = payload + hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4]
-    value = int.from_bytes(data, "big")
-    chars = []
-    while value:
-        value, rem = divmod(value, 58)
-        chars.append(_B58[rem])
-    zeros = len(data) - len(data.lstrip(b"\x00"))
-    return "1" * zeros + "".join(reversed(chars))
 
 
 def extended_key(node: Node, *, private: bool) -> str:
@@ -297,7 +282,7 @@ def extended_key(node: Node, *, private: bool) -> str:
     if node.curve != SECP256K1:
         raise ValueError("extended keys are defined for secp256k1 only")
     key = b"\x00" + node.private_key if private else node.public_key
-    return _base58check(
+    return base58check_encode(
         (_XPRV if private else _XPUB)
         + bytes([node.depth])
         + node.parent_fingerprint

@@ -20,12 +20,10 @@ from nacl.signing import SigningKey
 
 from .. import jsontext
 from . import rlp
+from .curves import ED25519, P256, P256_ORDER, SECP256K1, SECP256K1_ORDER
 from .eip712 import TypedDataError, parse_typed_data, typed_data_digest
 from .hashing import keccak256
 
-SECP256K1 = "CURVE_SECP256K1"
-ED25519 = "CURVE_ED25519"
-P256 = "CURVE_P256"
 CURVES = (SECP256K1, ED25519, P256)
 
 HEXADECIMAL = "PAYLOAD_ENCODING_HEXADECIMAL"
@@ -47,8 +45,6 @@ EXPECTED_DIGEST = "expected a 32-bytes-long digest"
 # Encodings whose decoded payload is already the digest to sign (ECDSA only).
 _STRUCTURED = (EIP712, EIP7702_AUTHORIZATION)
 
-SECP256K1_ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
-P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
 
 _HEX_DIGITS = re.compile(r"[0-9a-fA-F]*")
 _ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}")

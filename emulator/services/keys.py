@@ -19,15 +19,12 @@ from ..crypto.addresses import (
     curves_for,
     encode_address,
 )
+from ..crypto.curves import ORDERS
 from ..errors import InvalidArgument, NotFound
 from ..models import Address, SignerRef, Wallet, WalletAccount
 from ..vault import WalletSecret
 from .context import Context
 
-_ORDERS = {
-    hd.SECP256K1: 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141,
-    hd.P256: 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551,
-}
 ENTROPY_BYTES = {12: 16, 15: 20, 18: 24, 21: 28, 24: 32}
 
 
@@ -58,7 +55,7 @@ def new_mnemonic(ctx: Context, words: int) -> str:
 
 def new_private_key(ctx: Context, curve: str) -> bytes:
     """A fresh private key on ``curve`` (a valid scalar, or an ed25519 seed)."""
-    order = _ORDERS.get(curve)
+    order = ORDERS.get(curve)
     while True:
         key = ctx.world.ids.secret_bytes(32)
         if order is None or 0 < int.from_bytes(key, "big") < order:

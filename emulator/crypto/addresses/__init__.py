@@ -19,13 +19,11 @@ Aptos is the legacy single-ed25519 authentication key in its untrimmed 64-digit 
 
 from __future__ import annotations
 
+from ..curves import ED25519, P256, SECP256K1
 from .encodings import segwit_decode, segwit_encode, segwit_script_pubkey
 from .formats import ADDRESS_FORMATS, AddressFormatSpec, curves_for, encode_address
 from .options import (
     DEFAULT_OPTIONS,
-    ED25519,
-    P256,
-    SECP256K1,
     AddressOptions,
     InvalidPublicKey,
     UnsupportedAddressFormat,

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from coincurve import PublicKeyXOnly
 
-from .encodings import base58check_encode, segwit_encode
+from ..base58 import base58check_encode
+from .encodings import segwit_encode
 from .hashes import hash160, sha256, tagged_hash_prefix
 
 

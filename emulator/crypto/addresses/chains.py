@@ -6,15 +6,9 @@ from __future__ import annotations
 import base64
 import hashlib
 
+from ..base58 import RIPPLE_ALPHABET, base58_encode, base58check_encode
 from ..hashing import keccak256
-from .encodings import (
-    RIPPLE_ALPHABET,
-    base58_encode,
-    base58check_encode,
-    bech32_encode,
-    crc16_xmodem,
-    to_5bit,
-)
+from .encodings import bech32_encode, crc16_xmodem, to_5bit
 from .hashes import hash160
 
 

@@ -1,6 +1,6 @@
-"""Text encodings for addresses: Base58(Check), bech32/bech32m and segwit, CRC16-XModem.
+"""Text encodings for addresses: bech32/bech32m and segwit, CRC16-XModem (and Base58).
 
-Base58 takes an alphabet (Bitcoin's or Ripple's). The segwit decoder follows BIP173 and BIP350
+The segwit decoder follows BIP173 and BIP350
 (bech32 for witness version 0, bech32m for 1-16) and checks the human-readable part against the
 one the caller expects.
 """
@@ -9,27 +9,6 @@ from __future__ import annotations
 
 import binascii
 from functools import lru_cache
-
-from .hashes import sha256d
-
-BITCOIN_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
-RIPPLE_ALPHABET = "rpshnaf39wBUDNEGHJKLM4PQRST7VWXYZ2bcdeCg65jkm8oFqi1tuvAxyz"
-
-
-def base58_encode(data: bytes, alphabet: str = BITCOIN_ALPHABET) -> str:
-    """Base58: the big-endian number in base 58, plus one zero digit per leading zero byte."""
-    number = int.from_bytes(data, "big")
-    digits = []
-    while number:
-        number, digit = divmod(number, 58)
-        digits.append(alphabet[digit])
-    zeros = len(data) - len(data.lstrip(b"\0"))
-    return alphabet[0] * zeros + "".join(reversed(digits))
-
-
-def base58check_encode(payload: bytes, alphabet: str = BITCOIN_ALPHABET) -> str:
-    """Base58 of the payload followed by the first 4 bytes of its double SHA-256."""
-    return base58_encode(payload + sha256d(payload)[:4], alphabet)
 
 
 def crc16_xmodem(data: bytes) -> int:

@@ -5,12 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from ..curves import ED25519, P256, SECP256K1
 from . import bitcoin, chains, keys, ton
 from .options import (
     DEFAULT_OPTIONS,
-    ED25519,
-    P256,
-    SECP256K1,
     AddressOptions,
     UnsupportedAddressFormat,
 )

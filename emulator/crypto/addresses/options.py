@@ -4,10 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SECP256K1 = "CURVE_SECP256K1"
-ED25519 = "CURVE_ED25519"
-P256 = "CURVE_P256"
-
 # Scripts a single key can be wrapped in (the names AddressOptions accepts).
 P2SH_SCRIPTS = frozenset({"p2wpkh", "p2pk", "multisig", "p2pkh"})
 P2WSH_SCRIPTS = frozenset({"p2pk", "multisig"})

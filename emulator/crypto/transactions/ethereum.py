@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from emulator.crypto import rlp
-from emulator.crypto.hashing import keccak256
-from emulator.crypto.transactions import parse_error, sign_error, unsigned_bytes
-
-SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+from .. import rlp
+from ..curves import SECP256K1_ORDER
+from ..hashing import keccak256
+from . import parse_error, sign_error, unsigned_bytes
 
 _LEGACY_FIELDS = ("nonce", "gas_price", "gas", "to", "value", "data")
 _EIP155_FIELDS = (*_LEGACY_FIELDS, "chain_id", "eip155_r", "eip155_s")
@@ -241,10 +240,10 @@ def parse_ethereum_transaction(unsigned_hex: str) -> EthereumTransaction:
 def _normalise(signature: tuple[int, int, int]) -> tuple[int, int, int]:
     """Check ``(r, s, recovery_id)`` and make ``s`` low (EIP-2), flipping the parity to match."""
     r, s, recovery_id = signature
-    if not (0 < r < SECP256K1_N and 0 < s < SECP256K1_N and recovery_id in (0, 1, 2, 3)):
+    if not (0 < r < SECP256K1_ORDER and 0 < s < SECP256K1_ORDER and recovery_id in (0, 1, 2, 3)):
         raise sign_error("signer returned an invalid secp256k1 signature")
-    if s > SECP256K1_N // 2:
-        s, recovery_id = SECP256K1_N - s, recovery_id ^ 1
+    if s > SECP256K1_ORDER // 2:
+        s, recovery_id = SECP256K1_ORDER - s, recovery_id ^ 1
     if recovery_id > 1:
         raise sign_error("recovery id cannot be encoded in an Ethereum signature")
     return r, s, recovery_id

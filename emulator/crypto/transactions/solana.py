@@ -10,24 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from emulator.crypto.transactions import parse_error, sign_error, unsigned_bytes
+from ..base58 import base58_encode
+from . import parse_error, sign_error, unsigned_bytes
 
-_BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _MAX_ACCOUNTS = 256
 
 
 class _Malformed(ValueError):
     """Internal: why some bytes are not a message or transaction."""
-
-
-def base58_encode(data: bytes) -> str:
-    """Bitcoin-alphabet base58, as Solana prints addresses and signatures."""
-    number = int.from_bytes(data, "big")
-    digits = ""
-    while number:
-        number, remainder = divmod(number, 58)
-        digits = _BASE58[remainder] + digits
-    return "1" * (len(data) - len(data.lstrip(b"\0"))) + digits
 
 
 def encode_compact_u16(value: int) -> bytes:
