@@ -6,6 +6,9 @@ import json
 import time
 from typing import Any
 
+import pytest
+
+from emulator import TurnkeyApiError
 from emulator.crypto.api_keys import ApiKeyPair, generate_key_pair
 from emulator.crypto.stamps import sign_stamp
 
@@ -101,3 +104,26 @@ def state_digest(emu) -> str:
         ],
     }
     return json.dumps([orgs, indexes, repr(world.ids.getstate())], sort_keys=True, default=str)
+
+
+BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
+
+
+def fails(emu, call, *args, **kwargs) -> TurnkeyApiError:
+    """``call`` raises a TurnkeyApiError and changes nothing; answer the error."""
+    before = state_digest(emu)
+    with pytest.raises(TurnkeyApiError) as caught:
+        call(*args, **kwargs)
+    assert state_digest(emu) == before
+    return caught.value
+
+
+def error_of(error: TurnkeyApiError) -> tuple:
+    """``(status, code, message, turnkeyErrorCode)`` of a TurnkeyApiError."""
+    return (error.status, error.code, error.message, error.turnkey_error_code)
+
+
+def violations(error: TurnkeyApiError) -> list[dict]:
+    """The field violations of a 400's BadRequest detail."""
+    (detail,) = [d for d in error.details if d["@type"] == BAD_REQUEST]
+    return detail["fieldViolations"]

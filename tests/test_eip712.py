@@ -19,46 +19,14 @@ from emulator.crypto.eip712 import (
 )
 from emulator.crypto.hashing import keccak256
 
+from .typed_data import DOMAIN_TYPE, MAIL, MAIL_DIGEST, field
+
 
 def reference_digest(document: dict) -> bytes:
     """eth-account's digest: keccak256(0x19 ‖ version ‖ header ‖ body)."""
     signable = encode_typed_data(full_message=copy.deepcopy(document))
     return keccak256(b"\x19" + signable.version + signable.header + signable.body)
 
-
-def field(name: str, kind: str) -> dict:
-    return {"name": name, "type": kind}
-
-
-DOMAIN_TYPE = [
-    field("name", "string"),
-    field("version", "string"),
-    field("chainId", "uint256"),
-    field("verifyingContract", "address"),
-]
-
-# The example in EIP-712 itself (https://eips.ethereum.org/EIPS/eip-712, assets Example.js /
-# Example.sol), whose published digest is MAIL_DIGEST.
-MAIL = {
-    "types": {
-        "EIP712Domain": DOMAIN_TYPE,
-        "Person": [field("name", "string"), field("wallet", "address")],
-        "Mail": [field("from", "Person"), field("to", "Person"), field("contents", "string")],
-    },
-    "primaryType": "Mail",
-    "domain": {
-        "name": "Ether Mail",
-        "version": "1",
-        "chainId": 1,
-        "verifyingContract": "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC",
-    },
-    "message": {
-        "from": {"name": "Cow", "wallet": "0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826"},
-        "to": {"name": "Bob", "wallet": "0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB"},
-        "contents": "Hello, Bob!",
-    },
-}
-MAIL_DIGEST = "be609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2"
 
 DOMAIN = {
     "name": "Test",

@@ -14,13 +14,21 @@ from eth_account import Account
 from emulator import Emulator, Settings, TurnkeyApiError, messages
 from emulator.accounts import account_spec
 
-from .helpers import NIL_UUID, activity_body, state_digest, user_params
+from .helpers import (
+    BAD_REQUEST,
+    NIL_UUID,
+    activity_body,
+    error_of,
+    fails,
+    state_digest,
+    user_params,
+    violations,
+)
 
 SECP256K1, ED25519, P256 = "CURVE_SECP256K1", "CURVE_ED25519", "CURVE_P256"
 ETH, SOL = "ADDRESS_FORMAT_ETHEREUM", "ADDRESS_FORMAT_SOLANA"
 COMPRESSED, UNCOMPRESSED = "ADDRESS_FORMAT_COMPRESSED", "ADDRESS_FORMAT_UNCOMPRESSED"
 COMPLETED = "ACTIVITY_STATUS_COMPLETED"
-BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
 DIGEST = "ab" * 32
 # secp256k1 private key 1: the generator point and its well-known Ethereum address
 ONE = "00" * 31 + "01"
@@ -49,24 +57,6 @@ def key_params(name: str, curve: str = SECP256K1, formats=(), tags=()):
 def create_key(emu, name: str, curve: str = SECP256K1, formats=(), tags=()) -> str:
     made = emu.create_private_keys(private_keys=[key_params(name, curve, formats, tags)])
     return made["privateKeys"][0]["privateKeyId"]
-
-
-def fails(emu, call, *args, **kwargs) -> TurnkeyApiError:
-    """``call`` raises a TurnkeyApiError and changes nothing; answer the error."""
-    before = state_digest(emu)
-    with pytest.raises(TurnkeyApiError) as caught:
-        call(*args, **kwargs)
-    assert state_digest(emu) == before
-    return caught.value
-
-
-def error_of(error: TurnkeyApiError) -> tuple:
-    return (error.status, error.code, error.message, error.turnkey_error_code)
-
-
-def violations(error: TurnkeyApiError) -> list[dict]:
-    (detail,) = [d for d in error.details if d["@type"] == BAD_REQUEST]
-    return detail["fieldViolations"]
 
 
 def sign(emu, sign_with: str, curve: str = SECP256K1):

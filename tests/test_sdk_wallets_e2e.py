@@ -66,6 +66,8 @@ from turnkey_sdk_types import (
 from emulator.accounts import account_spec
 from tests.test_sdk_e2e import api_error, assert_completed, assert_submitted, submit, value
 
+from .typed_data import MAIL
+
 Account.enable_unaudited_hdwallet_features()
 
 ETHEREUM = "ADDRESS_FORMAT_ETHEREUM"
@@ -91,35 +93,6 @@ ABANDON = (
 ABANDON_ETH = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94"
 ABANDON_SOL = "HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk"
 UNKNOWN_ID = "11111111-1111-4111-8111-111111111111"
-
-TYPED_DATA = {
-    "types": {
-        "EIP712Domain": [
-            {"name": "name", "type": "string"},
-            {"name": "version", "type": "string"},
-            {"name": "chainId", "type": "uint256"},
-            {"name": "verifyingContract", "type": "address"},
-        ],
-        "Person": [{"name": "name", "type": "string"}, {"name": "wallet", "type": "address"}],
-        "Mail": [
-            {"name": "from", "type": "Person"},
-            {"name": "to", "type": "Person"},
-            {"name": "contents", "type": "string"},
-        ],
-    },
-    "primaryType": "Mail",
-    "domain": {
-        "name": "Ether Mail",
-        "version": "1",
-        "chainId": 1,
-        "verifyingContract": "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC",
-    },
-    "message": {
-        "from": {"name": "Cow", "wallet": "0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826"},
-        "to": {"name": "Bob", "wallet": "0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB"},
-        "contents": "Hello, Bob!",
-    },
-}
 
 
 # ----- helpers ---------------------------------------------------------------
@@ -760,8 +733,8 @@ def test_sign_raw_payload_encodings_and_hash_functions(sdk, turnkey_emulator, ab
 def test_sign_raw_payload_eip712_signs_the_typed_data_digest(
     sdk, turnkey_emulator, abandon, hash_function
 ):
-    digest = eip712_digest(TYPED_DATA)
-    signature = sign(sdk, ABANDON_ETH, json.dumps(TYPED_DATA), EIP712, hash_function)
+    digest = eip712_digest(MAIL)
+    signature = sign(sdk, ABANDON_ETH, json.dumps(MAIL), EIP712, hash_function)
     assert recovered(signature, digest).to_checksum_address() == ABANDON_ETH
     expected = Account.from_key(turnkey_emulator.backdoor.private_key(ABANDON_ETH))
     theirs = expected.unsafe_sign_hash(digest)
@@ -772,7 +745,7 @@ def test_sign_raw_payload_eip712_signs_the_typed_data_digest(
     )
     # And eth-account's own typed-data signature recovers to the same account.
     ours = bytes.fromhex(signature.r + signature.s) + bytes([int(signature.v, 16) + 27])
-    assert Account.recover_message(encode_typed_data(full_message=TYPED_DATA), signature=ours) == (
+    assert Account.recover_message(encode_typed_data(full_message=MAIL), signature=ours) == (
         ABANDON_ETH
     )
 

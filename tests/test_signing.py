@@ -35,6 +35,8 @@ from emulator.crypto.signing import (
     sign_payload,
 )
 
+from .typed_data import MAIL, field
+
 HEX = "PAYLOAD_ENCODING_HEXADECIMAL"
 TEXT = "PAYLOAD_ENCODING_TEXT_UTF8"
 EIP712 = "PAYLOAD_ENCODING_EIP712"
@@ -55,35 +57,6 @@ KEYS = {
 }
 
 
-def field(name: str, kind: str) -> dict:
-    return {"name": name, "type": kind}
-
-
-# EIP-712's own example (https://eips.ethereum.org/EIPS/eip-712).
-MAIL = {
-    "types": {
-        "EIP712Domain": [
-            field("name", "string"),
-            field("version", "string"),
-            field("chainId", "uint256"),
-            field("verifyingContract", "address"),
-        ],
-        "Person": [field("name", "string"), field("wallet", "address")],
-        "Mail": [field("from", "Person"), field("to", "Person"), field("contents", "string")],
-    },
-    "primaryType": "Mail",
-    "domain": {
-        "name": "Ether Mail",
-        "version": "1",
-        "chainId": 1,
-        "verifyingContract": "0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC",
-    },
-    "message": {
-        "from": {"name": "Cow", "wallet": "0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826"},
-        "to": {"name": "Bob", "wallet": "0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB"},
-        "contents": "Hello, Bob!",
-    },
-}
 # A viem-style Permit (serializeTypedData: bigints as decimal strings, no EIP712Domain type).
 PERMIT = {
     "domain": {

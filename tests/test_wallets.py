@@ -18,13 +18,12 @@ from emulator.accounts import DEFAULT_PATHS, account_spec
 from emulator.crypto import hd
 from emulator.crypto.addresses import ADDRESS_FORMATS
 
-from .helpers import NIL_UUID, activity_body, state_digest
+from .helpers import NIL_UUID, activity_body, error_of, fails, state_digest, violations
 
 ETH, SOL = "ADDRESS_FORMAT_ETHEREUM", "ADDRESS_FORMAT_SOLANA"
 SECP256K1, ED25519, P256 = "CURVE_SECP256K1", "CURVE_ED25519", "CURVE_P256"
 CURVES = (SECP256K1, ED25519, P256)
 COMPLETED = "ACTIVITY_STATUS_COMPLETED"
-BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
 ABANDON = "abandon " * 11 + "about"  # the BIP39 all-zero-entropy phrase
 ABANDON_ETH = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94"  # its m/44'/60'/0'/0/0 address
 DIGEST = "ab" * 32
@@ -37,24 +36,6 @@ def emu(turnkey_emulator, turnkey_org):
 
 def spec(address_format: str, index: int = 0, **overrides):
     return {**account_spec(address_format, index), **overrides}
-
-
-def fails(emu, call, *args, **kwargs) -> TurnkeyApiError:
-    """``call`` raises a TurnkeyApiError and changes nothing; answer the error."""
-    before = state_digest(emu)
-    with pytest.raises(TurnkeyApiError) as caught:
-        call(*args, **kwargs)
-    assert state_digest(emu) == before
-    return caught.value
-
-
-def error_of(error: TurnkeyApiError) -> tuple:
-    return (error.status, error.code, error.message, error.turnkey_error_code)
-
-
-def violations(error: TurnkeyApiError) -> list[dict]:
-    (detail,) = [d for d in error.details if d["@type"] == BAD_REQUEST]
-    return detail["fieldViolations"]
 
 
 def sign(emu, sign_with: str, hash_function: str = "HASH_FUNCTION_NO_OP"):
