@@ -53,6 +53,12 @@ class Clock:
         else:
             self._offset_ns += delta
 
+    def getstate(self) -> tuple[int, int | None]:
+        return (self._offset_ns, self._frozen_ns)
+
+    def setstate(self, state: tuple[int, int | None]) -> None:
+        self._offset_ns, self._frozen_ns = state
+
     def __repr__(self) -> str:
         state = "frozen" if self.frozen else "running"
         return f"Clock({state}, now_ms={self.now_ms()})"

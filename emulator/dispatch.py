@@ -92,7 +92,7 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
     authorize_activity(caller, org, canonical, self_service=op.self_service)
 
     now_ns = world.clock.now_ns()
-    tx = Transaction()
+    tx = world.transaction()
     ids_state = world.ids.getstate()
     tx.on_rollback(lambda: world.ids.setstate(ids_state))
     try:

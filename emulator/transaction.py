@@ -14,10 +14,14 @@ _ABSENT = object()
 
 
 class Transaction:
-    __slots__ = ("_undo",)
+    """An undo log. ``journal``, when given, keeps the undo steps of every commit so that a
+    checkpoint of the whole world can roll back to an earlier state (``World.checkpoint``)."""
 
-    def __init__(self) -> None:
+    __slots__ = ("_journal", "_undo")
+
+    def __init__(self, journal: list[Callable[[], None]] | None = None) -> None:
         self._undo: list[Callable[[], None]] = []
+        self._journal = journal
 
     def put(self, mapping: MutableMapping[Any, Any], key: Any, value: Any) -> None:
         """``mapping[key] = value``, undoable."""
@@ -58,4 +62,6 @@ class Transaction:
             self._undo.pop()()
 
     def commit(self) -> None:
-        self._undo.clear()
+        if self._journal is not None:
+            self._journal.extend(self._undo)
+        self._undo = []

@@ -9,6 +9,7 @@ from .clock import Clock
 from .crypto.addresses import AddressOptions
 from .ids import IdSource
 from .store import Store
+from .transaction import Transaction
 
 DEFAULT_TIMESTAMP_WINDOW_S = 600.0
 
@@ -30,6 +31,26 @@ class Settings:
     address_options: AddressOptions = field(default_factory=AddressOptions)
 
 
+@dataclass(frozen=True)
+class Checkpoint:
+    """A point in a world's history that ``World.rollback`` can return to."""
+
+    journal: list
+    position: int  # where its mark stands in the journal
+    mark: object
+    ids: object
+    clock: object
+
+
+class _Mark:
+    """A journal entry that undoes nothing: it stands where a checkpoint was taken."""
+
+    __slots__ = ()
+
+    def __call__(self) -> None:
+        pass
+
+
 @dataclass
 class World:
     clock: Clock = field(default_factory=Clock)
@@ -37,3 +58,40 @@ class World:
     settings: Settings = field(default_factory=Settings)
     store: Store = field(default_factory=Store)
     lock: threading.RLock = field(default_factory=threading.RLock)
+    # Undo steps of every committed change since the first checkpoint (None: not kept).
+    journal: list | None = None
+
+    def transaction(self) -> Transaction:
+        """A new all-or-nothing change; its commit is journaled once a checkpoint exists."""
+        return Transaction(self.journal)
+
+    def checkpoint(self) -> Checkpoint:
+        """Mark the current state; from now on every commit keeps its undo steps."""
+        with self.lock:
+            if self.journal is None:
+                self.journal = []
+            mark = _Mark()
+            self.journal.append(mark)
+            return Checkpoint(
+                self.journal,
+                len(self.journal) - 1,
+                mark,
+                self.ids.getstate(),
+                self.clock.getstate(),
+            )
+
+    def rollback(self, checkpoint: Checkpoint) -> None:
+        """Undo every change since ``checkpoint``, ids and clock included. The cost is the
+        number of changes made since, not the size of the state; the checkpoint stays usable."""
+        with self.lock:
+            journal, position = self.journal, checkpoint.position
+            if (
+                checkpoint.journal is not journal
+                or position >= len(journal)
+                or journal[position] is not checkpoint.mark
+            ):
+                raise ValueError("this checkpoint is not in the world's history any more")
+            while len(journal) > position + 1:
+                journal.pop()()
+            self.ids.setstate(checkpoint.ids)
+            self.clock.setstate(checkpoint.clock)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..models import API_KEY_CREDENTIAL_TYPES, ApiKey, Organization, Quorum, User
-from ..transaction import Transaction
 from ..world import World
 
 
@@ -42,7 +41,7 @@ def bootstrap_organization(
         root_quorum=Quorum(threshold=1, user_ids=[user_id]),
         parent_id=parent_id,
     )
-    tx = Transaction()
+    tx = world.transaction()
     world.store.add_organization(tx, org)
     world.store.add_user(tx, org, user)
     tx.commit()

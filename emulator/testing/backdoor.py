@@ -21,7 +21,6 @@ from ..ops.wallets import WALLET_ACCOUNT_PARAMS, new_wallet
 from ..schema import Array, check
 from ..services import keys
 from ..services.context import Context
-from ..transaction import Transaction
 
 if TYPE_CHECKING:
     from ..api import Emulator
@@ -117,7 +116,7 @@ class _Transaction:
     def __init__(self, emulator: Emulator, org: Organization) -> None:
         self._world = emulator.world
         self._org = org
-        self._tx = Transaction()
+        self._tx = self._world.transaction()
 
     def __enter__(self) -> Context:
         self._world.lock.acquire()
