@@ -31,8 +31,11 @@ from .dispatch import Request, dispatch
 from .ids import IdSource
 from .ops import ACTIVITY, REGISTRY, Operation
 from .services.organizations import bootstrap_organization
+from .state import snapshot
+from .state.snapshot import Snapshot
+from .store import Store
 from .testing.backdoor import Backdoor
-from .world import DEFAULT_TIMESTAMP_WINDOW_S, Settings, World
+from .world import DEFAULT_TIMESTAMP_WINDOW_S, Checkpoint, Settings, World
 
 Json = dict[str, Any]
 
@@ -82,6 +85,7 @@ class Emulator:
     ) -> None:
         settings = settings or Settings()
         settings.timestamp_window_s = timestamp_window_s
+        self._seed = seed
         self._world = World(clock=clock or Clock(), ids=IdSource(seed), settings=settings)
         self._callers: dict[str, ApiKeyPair] = {}
         self._first_org_id: str | None = None
@@ -166,6 +170,45 @@ class Emulator:
         if public_key is not None:
             return ApiKeyPair(public_key.lower(), "", P256)
         return key_pair_from_entropy(self._world.ids.secret_bytes(32), P256)
+
+    # ----- state control ----------------------------------------------------
+
+    def checkpoint(self) -> EmulatorCheckpoint:
+        """Mark the state; ``rollback`` returns to it at the cost of the changes since.
+
+        Cheap enough to run around every test (the pytest plugin does). A
+        checkpoint stays usable after a rollback to it; one taken after an
+        earlier checkpoint is gone once that earlier one is rolled back to.
+        """
+        return EmulatorCheckpoint(self._world.checkpoint(), self._facade_state())
+
+    def rollback(self, checkpoint: EmulatorCheckpoint) -> None:
+        self._world.rollback(checkpoint.world)
+        self._set_facade_state(checkpoint.facade)
+
+    def snapshot(self) -> Snapshot:
+        """An independent copy of the whole state; ``restore`` it in any order, any number
+        of times. Costs a deep copy; for per-test isolation, ``checkpoint`` is cheaper."""
+        return snapshot.take(self._world, self._facade_state())
+
+    def restore(self, saved: Snapshot) -> None:
+        self._set_facade_state(snapshot.put_back(self._world, saved))
+
+    def reset(self) -> None:
+        """Back to the state of a new emulator: no organizations, ids from the start."""
+        with self._world.lock:
+            self._world.store = Store()
+            self._world.ids = IdSource(self._seed)
+            self._world.journal = None
+            self._callers.clear()
+            self._first_org_id = None
+
+    def _facade_state(self) -> dict:
+        return {"callers": dict(self._callers), "first_org_id": self._first_org_id}
+
+    def _set_facade_state(self, state: dict) -> None:
+        self._callers = dict(state["callers"])
+        self._first_org_id = state["first_org_id"]
 
     # ----- calling operations -----------------------------------------------
 
@@ -270,6 +313,12 @@ class Emulator:
         return TurnkeyClient(
             base_url=base_url, stamper=stamper, organization_id=org.organization_id
         )
+
+
+@dataclass(frozen=True)
+class EmulatorCheckpoint:
+    world: Checkpoint
+    facade: dict
 
 
 def operation_named(name: str) -> Operation:

@@ -27,6 +27,11 @@ class WalletSecret:
             self._keychain = Keychain(mnemonic_to_seed(self.mnemonic))
         return self._keychain
 
+    def __deepcopy__(self, memo: dict) -> WalletSecret:
+        twin = WalletSecret(self.mnemonic)
+        twin._keychain = self._keychain  # a cache of a pure function of the mnemonic
+        return twin
+
     def __repr__(self) -> str:
         return "WalletSecret(<hidden>)"
 

@@ -44,6 +44,11 @@ def test_facade_has_no_method_the_registry_does_not_know():
     plumbing = {
         "backdoor",
         "call",
+        "checkpoint",
+        "reset",
+        "restore",
+        "rollback",
+        "snapshot",
         "client",
         "clock",
         "create_organization",

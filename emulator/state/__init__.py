@@ -1,0 +1,1 @@
+"""The state of an emulator as a whole: snapshots, documents, seed files."""
