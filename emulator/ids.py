@@ -72,6 +72,28 @@ class IdSource:
         """A UUIDv7: 48 bits of milliseconds, then version, then random bits."""
         return uuid7_from(unix_ms, self.random_bytes(10))
 
+    def to_dict(self) -> dict[str, object]:
+        """Everything needed to continue this stream elsewhere (keys as hex: a secret)."""
+        return {
+            "idsKey": self._ids_key.hex(),
+            "secretsKey": self._secrets_key.hex() if self._secrets_key is not None else None,
+            "next": self._next,
+            "nextSecret": self._next_secret,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> IdSource:
+        source = cls.__new__(cls)
+        source._ids_key = bytes.fromhex(str(data["idsKey"]))
+        secrets = data.get("secretsKey")
+        source._secrets_key = bytes.fromhex(str(secrets)) if secrets is not None else None
+        source._next = int(data["next"])  # type: ignore[arg-type]
+        source._next_secret = int(data["nextSecret"])  # type: ignore[arg-type]
+        return source
+
+    def __repr__(self) -> str:
+        return f"IdSource(next={self._next}, seeded={self._secrets_key is not None})"
+
     def getstate(self) -> tuple[int, int]:
         return (self._next, self._next_secret)
 
