@@ -1,17 +1,28 @@
 """Fixtures for tests of code that talks to Turnkey's API.
 
-* ``turnkey_emulator``: a fresh ``Emulator`` per test;
-* ``turnkey_org``: an organization bootstrapped in it (``OrganizationHandle``);
-* ``turnkey_client``: an official-SDK ``TurnkeyClient`` for that organization,
-  wired in-process (skipped when ``turnkey_http`` is not installed).
+* ``turnkey_emulator``: the test's ``Emulator``. By default one emulator per
+  session (per xdist worker) is shared, and each test starts from the same
+  baseline: a checkpoint is taken before the test and rolled back after it, so
+  a test costs only the changes it makes. ``@pytest.mark.turnkey(...)`` gives
+  the test a fresh emulator with those options instead.
+* ``turnkey_org``: the baseline organization (``OrganizationHandle``).
+* ``turnkey_client``: an official-SDK ``TurnkeyClient`` for it, in-process
+  (skipped when ``turnkey_http`` is not installed).
+* ``turnkey_server``: the emulator served on a real socket, with the
+  credentials a client in another language needs (``TurnkeyServer``).
+* ``turnkey_wallet``: a wallet of a known mnemonic in ``turnkey_org`` with an
+  Ethereum and a Solana account at the SDKs' default paths.
 
-``@pytest.mark.turnkey(seed=..., timestamp_window_s=...)`` passes options to
-the emulator of a test. The emulator is imported lazily, when a fixture runs.
+Command-line options: ``--turnkey-seed N``, ``--turnkey-timestamp-window S``
+and ``--turnkey-fresh`` (a fresh emulator for every test, no sharing). The
+emulator is imported lazily, when a fixture runs.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -20,29 +31,116 @@ if TYPE_CHECKING:
     from emulator import Emulator, OrganizationHandle
 
 MARKER = "turnkey"
+ORGANIZATION_NAME = "Test Organization"
+# BIP39's best-known test mnemonic: its addresses are in every wallet's test vectors.
+WALLET_MNEMONIC = (
+    "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("turnkey", "Turnkey emulator")
+    group.addoption("--turnkey-seed", type=int, default=None, help="seed of the emulators")
+    group.addoption(
+        "--turnkey-timestamp-window",
+        type=float,
+        default=None,
+        help="allowed drift of timestampMs in seconds (default 600)",
+    )
+    group.addoption(
+        "--turnkey-fresh",
+        action="store_true",
+        help="a fresh emulator for every test instead of one shared and rolled back",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{MARKER}(seed=None, timestamp_window_s=600.0): options of the test's Turnkey emulator",
+        f"{MARKER}(seed=None, timestamp_window_s=600.0, settings=None): a fresh Turnkey "
+        "emulator with these options for this test",
     )
 
 
+def _options(config: pytest.Config) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if config.getoption("turnkey_seed") is not None:
+        options["seed"] = config.getoption("turnkey_seed")
+    if config.getoption("turnkey_timestamp_window") is not None:
+        options["timestamp_window_s"] = config.getoption("turnkey_timestamp_window")
+    return options
+
+
+@dataclass
+class _Shared:
+    """The session's emulator, its baseline organization and the baseline to return to."""
+
+    emulator: Emulator
+    org: OrganizationHandle
+    baseline: Any  # a Snapshot: the fallback when a test replaced the state wholesale
+
+
+@pytest.fixture(scope="session")
+def _turnkey_shared(request: pytest.FixtureRequest) -> _Shared:
+    from emulator import Emulator
+
+    emulator = Emulator(**_options(request.config))
+    org = emulator.create_organization(ORGANIZATION_NAME)
+    return _Shared(emulator, org, emulator.snapshot())
+
+
+@dataclass
+class _TestEmulator:
+    emulator: Emulator
+    org: OrganizationHandle | None  # the baseline organization of a shared emulator
+
+
 @pytest.fixture
-def turnkey_emulator(request: pytest.FixtureRequest) -> Emulator:
-    """A fresh emulator for this test."""
+def _turnkey(request: pytest.FixtureRequest) -> Iterator[_TestEmulator]:
     from emulator import Emulator
 
     marker = request.node.get_closest_marker(MARKER)
-    options: dict[str, Any] = dict(marker.kwargs) if marker else {}
-    return Emulator(**options)
+    if marker is not None or request.config.getoption("turnkey_fresh"):
+        options = {**_options(request.config), **(marker.kwargs if marker else {})}
+        yield _TestEmulator(Emulator(**options), None)
+        return
+    shared: _Shared = request.getfixturevalue("_turnkey_shared")
+    emulator = shared.emulator
+    checkpoint = emulator.checkpoint()
+    settings = copy.copy(emulator.settings)
+    try:
+        yield _TestEmulator(emulator, shared.org)
+    finally:
+        try:
+            emulator.rollback(checkpoint)
+        except ValueError:  # the test reset or restored the state: back to the baseline
+            emulator.restore(shared.baseline)
+        emulator.settings.__dict__.update(settings.__dict__)
+        _forget_observations(emulator)
+
+
+def _forget_observations(emulator: Emulator) -> None:
+    """Call log and pending faults belong to one test."""
+    world = emulator.world
+    for name in ("calls", "faults"):
+        part = getattr(world, name, None)
+        if part is not None and hasattr(part, "clear"):
+            part.clear()
 
 
 @pytest.fixture
-def turnkey_org(turnkey_emulator: Emulator) -> OrganizationHandle:
+def turnkey_emulator(_turnkey: _TestEmulator) -> Emulator:
+    """The test's emulator (shared and rolled back, or fresh with the marker's options)."""
+    return _turnkey.emulator
+
+
+@pytest.fixture
+def turnkey_org(_turnkey: _TestEmulator) -> OrganizationHandle:
     """An organization with a root user and its P-256 API key."""
-    return turnkey_emulator.create_organization("Test Organization")
+    if _turnkey.org is not None:
+        return _turnkey.org
+    _turnkey.org = _turnkey.emulator.create_organization(ORGANIZATION_NAME)
+    return _turnkey.org
 
 
 @pytest.fixture
@@ -53,3 +151,58 @@ def turnkey_client(turnkey_emulator: Emulator, turnkey_org: OrganizationHandle) 
     )
     with turnkey_emulator.intercept():
         yield turnkey_emulator.client(turnkey_org)
+
+
+@dataclass(frozen=True)
+class TurnkeyServer:
+    """A live server and the credentials of its organization's root user."""
+
+    base_url: str
+    organization_id: str
+    user_id: str
+    api_key_id: str
+    api_public_key: str
+    api_private_key: str
+
+    def __repr__(self) -> str:  # never show the private key
+        return f"TurnkeyServer(base_url={self.base_url!r}, organization_id={self.organization_id!r})"
+
+
+@pytest.fixture
+def turnkey_server(
+    turnkey_emulator: Emulator, turnkey_org: OrganizationHandle
+) -> Iterator[TurnkeyServer]:
+    """The test's emulator on a real socket (127.0.0.1, a free port), for any HTTP client."""
+    from emulator.http.server import serving
+
+    with serving(turnkey_emulator.world) as url:
+        yield TurnkeyServer(
+            url,
+            turnkey_org.organization_id,
+            turnkey_org.user_id,
+            turnkey_org.api_key_id,
+            turnkey_org.api_public_key,
+            turnkey_org.api_private_key,
+        )
+
+
+@dataclass(frozen=True)
+class TurnkeyWallet:
+    wallet_id: str
+    ethereum_address: str
+    solana_address: str
+
+
+@pytest.fixture
+def turnkey_wallet(turnkey_emulator: Emulator, turnkey_org: OrganizationHandle) -> TurnkeyWallet:
+    """A wallet of the ``abandon … about`` mnemonic with an Ethereum and a Solana account."""
+    from emulator.accounts import account_spec
+
+    made = turnkey_emulator.backdoor.import_wallet(
+        WALLET_MNEMONIC,
+        name="Test Wallet",
+        accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM"), account_spec("ADDRESS_FORMAT_SOLANA")],
+        organization_id=turnkey_org.organization_id,
+    )
+    ethereum, solana = made["addresses"]
+    return TurnkeyWallet(made["walletId"], ethereum, solana)

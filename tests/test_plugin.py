@@ -5,27 +5,45 @@ from __future__ import annotations
 import pytest
 
 
-def test_fixtures_give_each_test_its_own_world(pytester: pytest.Pytester):
+def test_each_test_starts_from_the_same_baseline(pytester: pytest.Pytester):
     pytester.makepyfile(
         """
         import pytest
         from emulator import Emulator, OrganizationHandle
 
-        SEEN = []
+        SEEN = {}
 
         def test_first(turnkey_emulator, turnkey_org):
             assert isinstance(turnkey_emulator, Emulator)
             assert isinstance(turnkey_org, OrganizationHandle)
-            SEEN.append(turnkey_org.organization_id)
-            turnkey_emulator.create_user_tag(user_tag_name="x", user_ids=[])
+            made = turnkey_emulator.create_user_tag(user_tag_name="x", user_ids=[])
+            SEEN["org"], SEEN["tag"] = turnkey_org.organization_id, made["userTagId"]
+            SEEN["emulator"] = turnkey_emulator
+            turnkey_emulator.settings.max_wallets_per_organization = 1
+            turnkey_emulator.clock.freeze(1_000)
 
         def test_second(turnkey_emulator, turnkey_org):
-            assert turnkey_org.organization_id not in SEEN
+            # the same shared emulator and organization, with nothing of test_first left
+            assert turnkey_emulator is SEEN["emulator"]
+            assert turnkey_org.organization_id == SEEN["org"]
             assert turnkey_emulator.list_user_tags()["userTags"] == []
+            assert turnkey_emulator.settings.max_wallets_per_organization == 100
+            assert not turnkey_emulator.clock.frozen
+            # ids start where test_first's started: each test is reproducible alone
+            made = turnkey_emulator.create_user_tag(user_tag_name="y", user_ids=[])
+            assert made["userTagId"] == SEEN["tag"]
+
+        def test_reset_inside_a_test(turnkey_emulator):
+            turnkey_emulator.reset()
+            assert turnkey_emulator.world.store.organizations == {}
+
+        def test_after_the_reset(turnkey_emulator, turnkey_org):
+            assert turnkey_emulator.get_whoami()["organizationId"] == turnkey_org.organization_id
 
         @pytest.mark.turnkey(seed=5)
-        def test_seeded(turnkey_org):
+        def test_seeded(turnkey_emulator, turnkey_org):
             from emulator import Emulator
+            assert turnkey_emulator is not SEEN["emulator"]
             assert turnkey_org.organization_id == Emulator(seed=5).create_organization().organization_id
 
         def test_client(turnkey_client, turnkey_org):
@@ -33,8 +51,61 @@ def test_fixtures_give_each_test_its_own_world(pytester: pytest.Pytester):
             assert turnkey_client.get_whoami(GetWhoamiBody()).userId == turnkey_org.user_id
         """
     )
-    result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=4)
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly")
+    result.assert_outcomes(passed=6)
+
+
+def test_server_wallet_and_command_line_options(pytester: pytest.Pytester):
+    pytester.makepyfile(
+        """
+        import json
+        import requests
+        from emulator import ApiKeyPair, Emulator
+        from emulator.crypto.stamps import sign_stamp
+
+        def test_server(turnkey_server, turnkey_org):
+            raw = json.dumps({"organizationId": turnkey_server.organization_id}).encode()
+            key = ApiKeyPair(turnkey_server.api_public_key, turnkey_server.api_private_key)
+            headers = {"X-Stamp": sign_stamp(raw, key).header_value()}
+            answer = requests.post(
+                turnkey_server.base_url + "/public/v1/query/whoami", data=raw, headers=headers
+            )
+            assert answer.json()["userId"] == turnkey_org.user_id
+            assert turnkey_server.api_private_key not in repr(turnkey_server)
+
+        def test_wallet(turnkey_emulator, turnkey_wallet):
+            assert turnkey_wallet.ethereum_address == "0x9858EfFD232B4033E47d90003D41EC34EcaEda94"
+            assert turnkey_wallet.solana_address == "HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk"
+            signed = turnkey_emulator.sign_raw_payload(
+                sign_with=turnkey_wallet.ethereum_address, payload="00" * 32,
+                encoding="PAYLOAD_ENCODING_HEXADECIMAL", hash_function="HASH_FUNCTION_NO_OP",
+            )
+            assert signed["v"] in ("00", "01")
+
+        def test_seed_option(turnkey_org):
+            expected = Emulator(seed=42).create_organization("Test Organization")
+            assert turnkey_org.organization_id == expected.organization_id
+        """
+    )
+    # in a subprocess: requests' cookie jar class does not survive pytester's in-process reruns
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--turnkey-seed", "42")
+    result.assert_outcomes(passed=3)
+
+
+def test_fresh_option_gives_every_test_its_own_emulator(pytester: pytest.Pytester):
+    pytester.makepyfile(
+        """
+        SEEN = []
+
+        def test_one(turnkey_emulator):
+            SEEN.append(turnkey_emulator)
+
+        def test_two(turnkey_emulator):
+            assert turnkey_emulator is not SEEN[0]
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "--turnkey-fresh")
+    result.assert_outcomes(passed=2)
 
 
 def test_marker_is_registered(pytester: pytest.Pytester):

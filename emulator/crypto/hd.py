@@ -12,7 +12,7 @@ import hashlib
 import hmac
 import importlib.util
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import coincurve
@@ -128,6 +128,7 @@ def is_valid_mnemonic(mnemonic: str) -> bool:
     return value & ((1 << checksum_bits) - 1) == expected
 
 
+@lru_cache(maxsize=64)  # PBKDF2 is 1-2 ms: fixtures re-import the same mnemonics
 def mnemonic_to_seed(mnemonic: str, passphrase: str = "") -> bytes:
     """The 64-byte BIP39 seed: PBKDF2-HMAC-SHA512, 2048 rounds, over NFKD text."""
     password = unicodedata.normalize("NFKD", mnemonic).encode("utf-8")
