@@ -15,6 +15,7 @@ import threading
 from collections.abc import Sequence
 
 from .api import Emulator
+from .http.control import Control
 from .http.server import base_url, make_api_server
 
 
@@ -48,7 +49,7 @@ def serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    server = make_api_server(emulator.world, args.host, args.port)
+    server = make_api_server(emulator.world, args.host, args.port, Control(emulator))
     print(
         json.dumps(
             {

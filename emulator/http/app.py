@@ -27,6 +27,8 @@ from ..errors import (
 )
 from ..ops import find_by_path
 from ..world import World
+from .control import PREFIX as CONTROL_PREFIX
+from .control import Control
 
 JSON_HEADERS = (("Content-Type", "application/json"),)
 
@@ -76,8 +78,9 @@ def status_line(status: int) -> str:
 class WsgiApp:
     """A WSGI application over one emulated world."""
 
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: World, control: Control | None = None) -> None:
         self.world = world
+        self.control = control
 
     def __call__(
         self, environ: Mapping[str, Any], start_response: Callable[..., Any]
@@ -89,8 +92,10 @@ class WsgiApp:
             for key, value in environ.items()
             if key.startswith("HTTP_")
         }
-        status, payload = handle(
-            self.world, environ["REQUEST_METHOD"], environ.get("PATH_INFO", "/"), headers, body
-        )
+        method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "/")
+        if self.control is not None and path.startswith(CONTROL_PREFIX):
+            status, payload = self.control.handle(method, path, body)
+        else:
+            status, payload = handle(self.world, method, path, headers, body)
         start_response(status_line(status), [*JSON_HEADERS, ("Content-Length", str(len(payload)))])
         return [payload]

@@ -11,6 +11,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from ..world import World
 from .app import WsgiApp
+from .control import Control
 
 
 class _Handler(WSGIRequestHandler):
@@ -27,11 +28,15 @@ class ThreadingWsgiServer(ThreadingMixIn, WSGIServer):
     allow_reuse_address = True
 
 
-def make_api_server(world: World, host: str = "127.0.0.1", port: int = 8787) -> ThreadingWsgiServer:
-    """A server (not yet serving) bound to ``host:port``; port 0 picks a free one."""
-    server = make_server(
-        host, port, WsgiApp(world), server_class=ThreadingWsgiServer, handler_class=_Handler
-    )
+def make_api_server(
+    world: World, host: str = "127.0.0.1", port: int = 8787, control: Control | None = None
+) -> ThreadingWsgiServer:
+    """A server (not yet serving) bound to ``host:port``; port 0 picks a free one.
+
+    With ``control``, the control endpoints (``/emulator/v1/...``) are served too.
+    """
+    app = WsgiApp(world, control)
+    server = make_server(host, port, app, server_class=ThreadingWsgiServer, handler_class=_Handler)
     return server  # type: ignore[return-value]
 
 
@@ -43,9 +48,11 @@ def base_url(server: ThreadingWsgiServer) -> str:
 
 
 @contextmanager
-def serving(world: World, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+def serving(
+    world: World, host: str = "127.0.0.1", port: int = 0, control: Control | None = None
+) -> Iterator[str]:
     """Serve ``world`` from a background thread for the block; yields the base URL."""
-    server = make_api_server(world, host, port)
+    server = make_api_server(world, host, port, control)
     thread = threading.Thread(
         target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
     )

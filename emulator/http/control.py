@@ -1,0 +1,166 @@
+"""Control endpoints outside ``/public/``, for test clients in any language.
+
+Paths under ``/emulator/v1/``; every one takes and answers JSON (POST, or GET
+where nothing is sent). They are not part of Turnkey's API, take no stamp, and
+the server listens on 127.0.0.1 by default: they are for a test machine.
+
+* ``health``: ``{ok, organizationId}`` (GET or POST).
+* ``reset``: back to a new emulator's state.
+* ``snapshot`` → ``{snapshotId}``; ``restore`` ``{snapshotId}``.
+* ``clock`` ``{freezeAtMs?, freeze?, unfreeze?, advanceSeconds?}`` → ``{nowMs, frozen}``.
+* ``calls`` ``{operation?, status?, userId?, organizationId?}`` → ``{calls: [...]}``;
+  ``calls/clear``.
+* ``faults`` ``{operation?, count?, status?, code?, message?, turnkeyErrorCode?,
+  activityStatus?}`` → ``{pending: [...]}``; ``faults/clear``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import TYPE_CHECKING, Any
+
+from .. import jsontext
+from ..codec import camel
+
+if TYPE_CHECKING:
+    from ..api import Emulator
+
+PREFIX = "/emulator/v1/"
+Json = dict[str, Any]
+
+
+class ControlError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Control:
+    """The control endpoints of one emulator."""
+
+    def __init__(self, emulator: Emulator) -> None:
+        self.emulator = emulator
+        self._snapshots: dict[str, Any] = {}
+
+    def handle(self, method: str, path: str, body: bytes) -> tuple[int, bytes]:
+        name = path[len(PREFIX) :].strip("/")
+        action = self._ACTIONS.get(name)
+        try:
+            if action is None:
+                raise ControlError(404, f"no control endpoint {path}")
+            if method not in ("GET", "POST"):
+                raise ControlError(405, "use POST (or GET)")
+            params = self._params(body)
+            answer = action(self, params)
+        except ControlError as error:
+            return error.status, json.dumps({"message": error.message}).encode()
+        except (TypeError, ValueError, KeyError) as error:
+            return 400, json.dumps({"message": f"bad control request: {error}"}).encode()
+        return 200, json.dumps(answer, default=_jsonable).encode()
+
+    @staticmethod
+    def _params(body: bytes) -> Json:
+        if not body.strip():
+            return {}
+        params = jsontext.loads(body)
+        if not isinstance(params, dict):
+            raise ControlError(400, "the body must be a JSON object")
+        return params
+
+    # ----- actions -------------------------------------------------------------------
+
+    def _health(self, params: Json) -> Json:
+        org_id = self.emulator._first_org_id
+        return {"ok": True, "organizationId": org_id}
+
+    def _reset(self, params: Json) -> Json:
+        self.emulator.reset()
+        self._snapshots.clear()
+        return {}
+
+    def _snapshot(self, params: Json) -> Json:
+        snapshot_id = f"snapshot-{len(self._snapshots) + 1}"
+        self._snapshots[snapshot_id] = self.emulator.snapshot()
+        return {"snapshotId": snapshot_id}
+
+    def _restore(self, params: Json) -> Json:
+        saved = self._snapshots.get(params.get("snapshotId", ""))
+        if saved is None:
+            raise ControlError(404, f"no snapshot {params.get('snapshotId')!r}")
+        self.emulator.restore(saved)
+        return {}
+
+    def _clock(self, params: Json) -> Json:
+        clock = self.emulator.clock
+        if params.get("unfreeze"):
+            clock.unfreeze()
+        if "freezeAtMs" in params:
+            clock.freeze(int(params["freezeAtMs"]))
+        elif params.get("freeze"):
+            clock.freeze()
+        if "advanceSeconds" in params:
+            clock.advance(float(params["advanceSeconds"]))
+        return {"nowMs": clock.now_ms(), "frozen": clock.frozen}
+
+    def _calls(self, params: Json) -> Json:
+        filters = {
+            "operation": params.get("operation"),
+            "status": params.get("status"),
+            "user_id": params.get("userId"),
+            "organization_id": params.get("organizationId"),
+        }
+        calls = self.emulator.world.calls.filter(**{k: v for k, v in filters.items() if v})
+        return {"calls": [_call_json(call) for call in calls]}
+
+    def _calls_clear(self, params: Json) -> Json:
+        self.emulator.world.calls.clear()
+        return {}
+
+    def _faults(self, params: Json) -> Json:
+        faults = self.emulator.world.faults
+        options = {
+            "count": int(params.get("count", 1)),
+            "status": params.get("status"),
+            "code": params.get("code"),
+            "message": params.get("message"),
+            "turnkey_error_code": params.get("turnkeyErrorCode", ""),
+            "activity_status": params.get("activityStatus"),
+            "organization_id": params.get("organizationId"),
+        }
+        faults.fail_next(params.get("operation"), **options)
+        return {"pending": [_jsonable(rule) for rule in faults.pending()]}
+
+    def _faults_clear(self, params: Json) -> Json:
+        self.emulator.world.faults.clear()
+        return {}
+
+    _ACTIONS = {
+        "health": _health,
+        "reset": _reset,
+        "snapshot": _snapshot,
+        "restore": _restore,
+        "clock": _clock,
+        "calls": _calls,
+        "calls/clear": _calls_clear,
+        "faults": _faults,
+        "faults/clear": _faults_clear,
+    }
+
+
+def _call_json(call: Any) -> Json:
+    data = _jsonable(call)
+    return {camel(k): v for k, v in data.items()} if isinstance(data, dict) else data
+
+
+def _jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return repr(value)

@@ -1,0 +1,90 @@
+"""The control endpoints (/emulator/v1/...), over a real socket."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+import requests
+
+from emulator import ApiKeyPair, Emulator
+from emulator.crypto.stamps import sign_stamp
+from emulator.http.control import Control
+from emulator.http.server import serving
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[Emulator, str]]:
+    emu = Emulator(seed=9)
+    emu.create_organization("Acme")
+    with serving(emu.world, control=Control(emu)) as url:
+        yield emu, url
+
+
+def control(url: str, name: str, body: dict | None = None) -> tuple[int, dict]:
+    answer = requests.post(f"{url}/emulator/v1/{name}", json=body or {}, timeout=10)
+    return answer.status_code, answer.json()
+
+
+def whoami(emu: Emulator, url: str) -> requests.Response:
+    org_id = emu._first_org_id
+    raw = json.dumps({"organizationId": org_id}).encode()
+    key: ApiKeyPair = emu._callers[org_id]
+    headers = {"X-Stamp": sign_stamp(raw, key).header_value()}
+    return requests.post(f"{url}/public/v1/query/whoami", data=raw, headers=headers, timeout=10)
+
+
+def test_health_names_the_organization(served):
+    emu, url = served
+    assert control(url, "health") == (200, {"ok": True, "organizationId": emu._first_org_id})
+    answer = requests.get(f"{url}/emulator/v1/health", timeout=10)
+    assert answer.status_code == 200 and answer.json()["ok"] is True
+
+
+def test_snapshot_and_restore_over_http(served):
+    emu, url = served
+    status, body = control(url, "snapshot")
+    assert status == 200 and body == {"snapshotId": "snapshot-1"}
+    emu.create_wallet(wallet_name="later", accounts=[])
+    assert len(emu.get_wallets()["wallets"]) == 1
+    assert control(url, "restore", {"snapshotId": "snapshot-1"}) == (200, {})
+    assert emu.get_wallets()["wallets"] == []
+    assert whoami(emu, url).status_code == 200
+    assert control(url, "restore", {"snapshotId": "nope"}) == (
+        404,
+        {"message": "no snapshot 'nope'"},
+    )
+
+
+def test_reset_empties_the_emulator(served):
+    emu, url = served
+    assert control(url, "reset") == (200, {})
+    assert emu.world.store.organizations == {}
+    assert control(url, "health")[1]["organizationId"] is None
+
+
+def test_clock_freezes_and_advances(served):
+    emu, url = served
+    status, body = control(url, "clock", {"freezeAtMs": 1_700_000_000_000})
+    assert (status, body) == (200, {"nowMs": 1_700_000_000_000, "frozen": True})
+    assert control(url, "clock", {"advanceSeconds": 90})[1]["nowMs"] == 1_700_000_090_000
+    assert emu.clock.now_ms() == 1_700_000_090_000
+    assert control(url, "clock", {"unfreeze": True})[1]["frozen"] is False
+
+
+def test_unknown_endpoint_and_bad_bodies(served):
+    _, url = served
+    assert control(url, "nope") == (404, {"message": "no control endpoint /emulator/v1/nope"})
+    answer = requests.post(f"{url}/emulator/v1/clock", data=b"[1]", timeout=10)
+    assert answer.status_code == 400
+    assert answer.json() == {"message": "the body must be a JSON object"}
+    answer = requests.post(f"{url}/emulator/v1/clock", data=b"{", timeout=10)
+    assert answer.status_code == 400 and answer.json()["message"].startswith("bad control request")
+
+
+def test_without_control_the_paths_are_unknown():
+    emu = Emulator()
+    with serving(emu.world) as url:
+        answer = requests.post(f"{url}/emulator/v1/health", json={}, timeout=10)
+    assert answer.status_code == 404 and answer.json()["message"] == "Not Found"
