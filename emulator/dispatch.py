@@ -5,6 +5,12 @@ unknown), then the caller's stamp (401), then for an activity its
 fingerprint (the same body is the same activity), type, ``timestampMs``,
 parameters (400 naming each bad field) and permission (403), and finally the
 handler inside a transaction, so a failure changes nothing.
+
+Every request is recorded in ``world.calls`` (``testing/calls.py``), however it
+ends. An injected fault (``world.faults``, ``testing/faults.py``) takes the
+handler's place once every check has passed: it raises its HTTP error, or
+records the activity as FAILED, CONSENSUS_NEEDED or PENDING without running
+the handler.
 """
 
 from __future__ import annotations
@@ -15,15 +21,21 @@ from typing import Any
 
 from . import messages, render
 from .crypto.stamps import ApiKeyStamp
-from .errors import InvalidArgument, NotFound, ValidationFailed
+from .errors import INTERNAL, InvalidArgument, NotFound, TurnkeyApiError, ValidationFailed
 from .ids import is_uuid, uuid7_from
 from .models import Organization
 from .ops import ACTIVITY, Operation
 from .schema import Violations, check
-from .services.activities import check_timestamp, fingerprint, record_completed
+from .services.activities import (
+    check_timestamp,
+    fingerprint,
+    record_activity,
+    record_completed,
+)
 from .services.auth import Caller, authenticate
 from .services.authorization import authorize_activity
 from .services.context import Context
+from .testing.faults import FAILED, Fault
 from .transaction import Transaction
 from .world import World
 
@@ -42,23 +54,59 @@ class Request:
 
 
 def dispatch(world: World, request: Request) -> Json:
-    """The response body for ``request``; raise ``TurnkeyApiError`` for an error answer."""
-    if not isinstance(request.body, dict):
-        raise InvalidArgument(messages.BAD_REQUEST_BODY, turnkey_error_code="REQUEST_INVALID")
+    """The response body for ``request``; raise ``TurnkeyApiError`` for an error answer.
+    Either way the request is recorded in ``world.calls``."""
     op = request.operation
     with world.lock:
-        org = target_organization(world, request.body.get("organizationId"))
-        caller = authenticate(
-            world,
-            org,
-            request.stamp,
-            request.raw,
-            is_activity=op.kind == ACTIVITY,
-            check_signature=request.check_signature,
+        started_ns = world.clock.now_ns()
+        caller: Caller | None = None
+        try:
+            if not isinstance(request.body, dict):
+                raise InvalidArgument(
+                    messages.BAD_REQUEST_BODY, turnkey_error_code="REQUEST_INVALID"
+                )
+            org = target_organization(world, request.body.get("organizationId"))
+            caller = authenticate(
+                world,
+                org,
+                request.stamp,
+                request.raw,
+                is_activity=op.kind == ACTIVITY,
+                check_signature=request.check_signature,
+            )
+            if op.kind == ACTIVITY:
+                response = _submit(world, org, caller, request)
+            else:
+                response = _query(world, org, caller, request)
+        except TurnkeyApiError as error:
+            world.calls.record(
+                time_ns=started_ns,
+                operation=op.name,
+                kind=op.kind,
+                request=request.body,
+                caller=caller,
+                error=error,
+            )
+            raise
+        except Exception:  # a bug of ours: the wire answers 500, code 13
+            world.calls.record(
+                time_ns=started_ns,
+                operation=op.name,
+                kind=op.kind,
+                request=request.body,
+                caller=caller,
+                error=TurnkeyApiError(INTERNAL, "internal server error"),
+            )
+            raise
+        world.calls.record(
+            time_ns=started_ns,
+            operation=op.name,
+            kind=op.kind,
+            request=request.body,
+            caller=caller,
+            response=response,
         )
-        if op.kind == ACTIVITY:
-            return _submit(world, org, caller, request)
-        return _query(world, org, caller, request)
+        return response
 
 
 def target_organization(world: World, organization_id: object) -> Organization:
@@ -90,6 +138,11 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
     params = _checked(version.params, body.get("parameters"), "parameters")
     canonical = version.upgrade(params) if version.upgrade else params
     authorize_activity(caller, org, canonical, self_service=op.self_service)
+    fault = world.faults.take(op.name, op.kind, org.organization_id)
+    if fault is not None:
+        return _faulted(
+            world, org, caller, request, fault, params, request_fingerprint, timestamp_ms
+        )
 
     now_ns = world.clock.now_ns()
     tx = world.transaction()
@@ -120,11 +173,57 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
     return {"activity": render.activity(activity, org, caller.user.user_id)}
 
 
+def _faulted(
+    world: World,
+    org: Organization,
+    caller: Caller,
+    request: Request,
+    fault: Fault,
+    params: Json,
+    request_fingerprint: str,
+    timestamp_ms: str,
+) -> Json:
+    """A fault's answer in the handler's place: its HTTP error, or the activity recorded
+    in its status (FAILED with a ``failure``), with no result; the handler does not run."""
+    if fault.activity_status is None:
+        fault.raise_error()
+    version = request.operation.version(request.body.get("type"))
+    assert version is not None
+    now_ns = world.clock.now_ns()
+    tx = world.transaction()
+    ids_state = world.ids.getstate()
+    tx.on_rollback(lambda: world.ids.setstate(ids_state))
+    try:
+        activity = record_activity(
+            world,
+            org,
+            caller,
+            status=fault.activity_status,
+            activity_type=version.activity_type,
+            intent={version.intent_key: params},
+            seed_intent=version.seed_intent(params) if version.seed_intent else None,
+            body=request.raw,
+            fingerprint=request_fingerprint,
+            timestamp_ms=timestamp_ms,
+            now_ns=now_ns,
+            failure=fault.failure() if fault.activity_status == FAILED else None,
+        )
+        world.store.add_activity(tx, org, activity)
+    except BaseException:
+        tx.rollback()
+        raise
+    tx.commit()
+    return {"activity": render.activity(activity, org, caller.user.user_id)}
+
+
 def _query(world: World, org: Organization, caller: Caller, request: Request) -> Json:
     op = request.operation
     fields = {k: v for k, v in request.body.items() if k != "organizationId"}
     assert op.body is not None
     cleaned = _checked(op.body, fields, "")
+    fault = world.faults.take(op.name, op.kind, org.organization_id)
+    if fault is not None:
+        fault.raise_error()
     now_ns = world.clock.now_ns()
     data = op.handler(Context(world, org, caller, now_ns, Transaction()), cleaned)
     if "activity" in op.result_keys:

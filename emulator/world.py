@@ -9,6 +9,8 @@ from .clock import Clock
 from .crypto.addresses import AddressOptions
 from .ids import IdSource
 from .store import Store
+from .testing.calls import CallLog
+from .testing.faults import Faults
 from .transaction import Transaction
 
 DEFAULT_TIMESTAMP_WINDOW_S = 600.0
@@ -60,6 +62,9 @@ class World:
     lock: threading.RLock = field(default_factory=threading.RLock)
     # Undo steps of every committed change since the first checkpoint (None: not kept).
     journal: list | None = None
+    # Observations and test controls, not state: checkpoints and snapshots leave them alone.
+    calls: CallLog = field(default_factory=CallLog)
+    faults: Faults = field(default_factory=Faults)
 
     def transaction(self) -> Transaction:
         """A new all-or-nothing change; its commit is journaled once a checkpoint exists."""

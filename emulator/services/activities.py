@@ -2,7 +2,9 @@
 
 An activity's fingerprint is ``sha256:`` and the hex SHA-256 of the exact body
 bytes; the same body again is the same activity. Activities complete
-synchronously: the submit response already says COMPLETED.
+synchronously: the submit response already says COMPLETED (unless an injected
+fault, ``emulator.testing.faults``, records one as FAILED, CONSENSUS_NEEDED or
+PENDING instead).
 """
 
 from __future__ import annotations
@@ -58,6 +60,41 @@ def record_completed(
     now_ns: int,
 ) -> Activity:
     """A completed activity with the proposer's vote (their stamp over the body)."""
+    return record_activity(
+        world,
+        org,
+        caller,
+        status=COMPLETED,
+        activity_type=activity_type,
+        intent=intent,
+        seed_intent=seed_intent,
+        result=result,
+        body=body,
+        fingerprint=fingerprint,
+        timestamp_ms=timestamp_ms,
+        now_ns=now_ns,
+    )
+
+
+def record_activity(
+    world: World,
+    org: Organization,
+    caller: Caller,
+    *,
+    status: str,
+    activity_type: str,
+    intent: dict[str, Any],
+    seed_intent: dict[str, Any] | None,
+    body: bytes,
+    fingerprint: str,
+    timestamp_ms: str,
+    now_ns: int,
+    result: dict[str, Any] | None = None,
+    failure: dict[str, Any] | None = None,
+) -> Activity:
+    """An activity in ``status`` with the proposer's vote: COMPLETED with its ``result``,
+    or (fault injection) FAILED with its ``failure``, CONSENSUS_NEEDED or PENDING with
+    neither."""
     activity_id = world.ids.uuid7(now_ns // 1_000_000)
     stamp = caller.stamp
     vote = Vote(
@@ -76,13 +113,14 @@ def record_completed(
         activity_id=activity_id,
         organization_id=org.organization_id,
         activity_type=activity_type,
-        status=COMPLETED,
+        status=status,
         intent=intent,
-        result=result,
+        result=result if result is not None else {},
         fingerprint=fingerprint,
         timestamp_ms=timestamp_ms,
         created_at=now_ns,
         updated_at=now_ns,
         votes=[vote],
+        failure=failure,
         seed_intent=seed_intent,
     )
