@@ -18,6 +18,7 @@ signature; requests through the wire or an SDK record their real stamps.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,7 +32,8 @@ from .dispatch import Request, dispatch
 from .ids import IdSource
 from .ops import ACTIVITY, REGISTRY, Operation
 from .services.organizations import bootstrap_organization
-from .state import snapshot
+from .state import document, seedfile, snapshot
+from .state.seedfile import SeedResult
 from .state.snapshot import Snapshot
 from .store import Store
 from .testing.backdoor import Backdoor
@@ -202,6 +204,59 @@ class Emulator:
             self._world.journal = None
             self._callers.clear()
             self._first_org_id = None
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the whole state to ``path`` as a versioned JSON document (``to_document``),
+        readable by its owner only (mode 0o600): it CONTAINS SECRETS."""
+        document.write(path, self.to_document())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], **emulator_kwargs: Any) -> Emulator:
+        """A new emulator in the state ``save`` wrote to ``path`` (see ``from_document``)."""
+        return cls.from_document(document.read(path), **emulator_kwargs)
+
+    def to_document(self) -> Json:
+        """The whole state as a versioned, JSON-ready document: organizations and everything
+        in them, the vault, ids, clock, settings and the root API keys. It CONTAINS SECRETS
+        (mnemonics, private keys, API private keys); see ``emulator/state/document.py``."""
+        with self._world.lock:
+            facade = {
+                **self._facade_state(),
+                "seed": self._seed,
+                "last_timestamp_ms": self._last_timestamp_ms,
+            }
+            return document.dump(self._world, facade)
+
+    @classmethod
+    def from_document(cls, doc: Json, **emulator_kwargs: Any) -> Emulator:
+        """A new emulator in the state ``doc`` holds; it goes on with the same id stream.
+
+        A document of another format or an unknown version, or a malformed one, is a
+        ``ValueError`` naming the bad place. ``clock``, ``timestamp_window_s`` and
+        ``settings`` given here win over the document's; ``seed`` cannot be given.
+        """
+        if "seed" in emulator_kwargs:
+            raise TypeError("from_document() takes no seed: the document carries its id stream")
+        loaded = document.load(doc)
+        kwargs = dict(emulator_kwargs)
+        if "settings" not in kwargs:
+            kwargs["settings"] = loaded.settings
+            kwargs.setdefault("timestamp_window_s", loaded.settings.timestamp_window_s)
+        emu = cls(**kwargs)
+        emu._seed = loaded.facade["seed"]
+        emu._last_timestamp_ms = loaded.facade["last_timestamp_ms"]
+        emu._world.store, emu._world.ids = loaded.store, loaded.ids
+        if "clock" not in kwargs:
+            emu._world.clock.setstate(loaded.clock)
+        emu._set_facade_state(loaded.facade)
+        return emu
+
+    def seed(self, path_or_mapping: str | os.PathLike[str] | Json) -> SeedResult:
+        """Create what a declarative seed file (JSON, or YAML with PyYAML) or mapping names,
+        through this facade, all or nothing; answer its names' ids and addresses
+        (``result.organizations["Acme"].wallets["hot"].addresses``). See
+        ``emulator/state/seedfile.py`` for the format."""
+        return seedfile.apply(self, path_or_mapping)
 
     def _facade_state(self) -> dict:
         return {"callers": dict(self._callers), "first_org_id": self._first_org_id}

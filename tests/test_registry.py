@@ -53,7 +53,12 @@ def test_facade_has_no_method_the_registry_does_not_know():
         "clock",
         "create_organization",
         "intercept",
+        "load",
+        "from_document",
+        "save",
+        "seed",
         "settings",
+        "to_document",
         "world",
         "wsgi_app",
     }
