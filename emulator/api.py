@@ -37,6 +37,8 @@ from .state.seedfile import SeedResult
 from .state.snapshot import Snapshot
 from .store import Store
 from .testing.backdoor import Backdoor
+from .testing.calls import CallLog
+from .testing.faults import Faults
 from .world import DEFAULT_TIMESTAMP_WINDOW_S, Checkpoint, Settings, World
 
 Json = dict[str, Any]
@@ -102,6 +104,17 @@ class Emulator:
     @property
     def settings(self) -> Settings:
         return self._world.settings
+
+    @property
+    def calls(self) -> CallLog:
+        """Every request this emulator answered (an observation, not state: checkpoints,
+        snapshots and saved documents leave it alone)."""
+        return self._world.calls
+
+    @property
+    def faults(self) -> Faults:
+        """Make coming requests fail, or leave activities FAILED, PENDING or CONSENSUS_NEEDED."""
+        return self._world.faults
 
     @property
     def backdoor(self) -> Backdoor:
@@ -204,6 +217,22 @@ class Emulator:
             self._world.journal = None
             self._callers.clear()
             self._first_org_id = None
+            self._world.calls.clear()
+            self._world.faults.clear()
+
+    def organization(self, organization_id: str | None = None) -> OrganizationHandle:
+        """The handle of an organization made by ``create_organization`` (the first one by
+        default): its ids and root key pair, for example after ``load``."""
+        org_id = organization_id or self._default_organization_id()
+        key = self._callers.get(org_id)
+        org = self._world.store.organizations.get(org_id)
+        if key is None or org is None:
+            raise KeyError(f"no organization {org_id} made by create_organization")
+        owner = next(
+            o for o in self._world.store.key_owners(key.public_key) if o.organization_id == org_id
+        )
+        user = org.users[owner.user_id]
+        return OrganizationHandle(org_id, org.name, user.user_id, user.name, owner.api_key_id, key)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the whole state to ``path`` as a versioned JSON document (``to_document``),

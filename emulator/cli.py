@@ -3,6 +3,11 @@
 The first line on stdout is one JSON object with ``baseUrl``,
 ``organizationId``, ``userId``, ``apiPublicKey`` and ``apiPrivateKey`` (the
 credentials of the root user, so that a client can talk to the server).
+
+In memory by default. ``--state PATH`` keeps everything in a SQLite file
+(``state/persistence.py``): each request that changes state is on disk before
+it is answered, and a restart comes back with the same organization, root key
+and everything else. Control endpoints (``/emulator/v1/...``) are served too.
 """
 
 from __future__ import annotations
@@ -14,9 +19,10 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from .api import Emulator
+from .api import Emulator, OrganizationHandle
 from .http.control import Control
 from .http.server import base_url, make_api_server
+from .state.persistence import StateFile
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -30,6 +36,11 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--organization-name", default="Emulated Organization")
     serve.add_argument("--seed", type=int, help="make ids and keys the same on every run")
     serve.add_argument(
+        "--state",
+        metavar="PATH",
+        help="keep the state in this SQLite file across restarts (it holds the world's secrets)",
+    )
+    serve.add_argument(
         "--timestamp-window",
         type=float,
         default=600.0,
@@ -38,18 +49,37 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _start(
+    args: argparse.Namespace, state: StateFile | None
+) -> tuple[Emulator, OrganizationHandle]:
+    """The emulator and its organization: loaded from the state file, or made anew."""
+    window = args.timestamp_window or None
+    saved = state.read() if state is not None else None
+    if saved is not None:
+        emulator = Emulator.from_document(saved, timestamp_window_s=window)
+        return emulator, emulator.organization()
+    emulator = Emulator(seed=args.seed, timestamp_window_s=window)
+    org = emulator.create_organization(
+        args.organization_name,
+        api_public_key=args.api_public_key,
+        api_private_key=args.api_private_key,
+    )
+    if state is not None:
+        state.write(emulator.to_document())
+    return emulator, org
+
+
 def serve(args: argparse.Namespace) -> int:
-    emulator = Emulator(seed=args.seed, timestamp_window_s=args.timestamp_window or None)
+    state = StateFile(args.state) if args.state else None
     try:
-        org = emulator.create_organization(
-            args.organization_name,
-            api_public_key=args.api_public_key,
-            api_private_key=args.api_private_key,
-        )
+        emulator, org = _start(args, state)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    server = make_api_server(emulator.world, args.host, args.port, Control(emulator))
+    on_change = (lambda: state.write(emulator.to_document())) if state is not None else None
+    server = make_api_server(
+        emulator.world, args.host, args.port, Control(emulator), on_change=on_change
+    )
     print(
         json.dumps(
             {

@@ -347,16 +347,19 @@ def test_clear_forgets_every_call_and_numbers_from_one_again(emu, calls):
     assert [(c.seq, c.operation) for c in calls] == [(1, "list_users")]
 
 
-def test_checkpoints_snapshots_and_reset_leave_the_log_alone():
+def test_checkpoints_and_snapshots_leave_the_log_alone_and_reset_empties_it():
     emu = Emulator()
     emu.create_organization()
     checkpoint = emu.checkpoint()
     saved = emu.snapshot()
     emu.get_whoami()
+    emu.faults.fail_next("whoami")
     emu.rollback(checkpoint)
     emu.restore(saved)
-    emu.reset()
-    assert [(c.seq, c.operation) for c in emu.world.calls] == [(1, "whoami")]
+    assert [(c.seq, c.operation) for c in emu.calls] == [(1, "whoami")]
+    assert len(emu.faults.pending()) == 1
+    emu.reset()  # a new emulator's state: no calls seen, no faults waiting
+    assert (emu.calls.all(), emu.faults.pending()) == ([], [])
 
 
 def test_the_log_holds_the_response_itself_not_a_copy(emu, calls):

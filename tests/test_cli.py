@@ -178,3 +178,56 @@ def test_serve_with_a_seed_makes_the_same_keys_and_addresses_every_run():
     assert (
         other[0]["createWalletResult"]["addresses"] != first[0]["createWalletResult"]["addresses"]
     )
+
+
+def query(info, operation, body=None):
+    from emulator import ApiKeyPair
+
+    raw = json.dumps({"organizationId": info["organizationId"], **(body or {})}).encode()
+    key = ApiKeyPair(info["apiPublicKey"], info["apiPrivateKey"])
+    headers = {"X-Stamp": sign_stamp(raw, key).header_value(), "Content-Type": "application/json"}
+    response = requests.post(
+        info["baseUrl"] + "/public/v1/query/" + operation, data=raw, headers=headers, timeout=10
+    )
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_serve_with_a_state_file_survives_kill_9(tmp_path):
+    import os
+    import time
+
+    path = tmp_path / "state.sqlite"
+    process, info = start("--state", str(path))
+    try:
+        made = submit(
+            info,
+            "create_wallet",
+            "ACTIVITY_TYPE_CREATE_WALLET",
+            {"walletName": "kept", "accounts": []},
+            int(time.time() * 1000),
+        )
+    finally:
+        process.send_signal(signal.SIGKILL)  # no chance to flush anything more
+        process.wait(timeout=10)
+    assert os.stat(path).st_mode & 0o777 == 0o600
+
+    again, info2 = start("--state", str(path))
+    try:
+        for name in ("organizationId", "userId", "apiKeyId", "apiPublicKey", "apiPrivateKey"):
+            assert info2[name] == info[name]
+        wallets = query(info2, "list_wallets")["wallets"]
+        assert [(w["walletId"], w["walletName"]) for w in wallets] == [
+            (made["createWalletResult"]["walletId"], "kept")
+        ]
+        second = submit(
+            info2,
+            "create_wallet",
+            "ACTIVITY_TYPE_CREATE_WALLET",
+            {"walletName": "next", "accounts": []},
+            int(time.time() * 1000),
+        )
+        assert second["createWalletResult"]["walletId"] != made["createWalletResult"]["walletId"]
+    finally:
+        again.terminate()
+        assert again.wait(timeout=10) == 0

@@ -88,3 +88,26 @@ def test_without_control_the_paths_are_unknown():
     with serving(emu.world) as url:
         answer = requests.post(f"{url}/emulator/v1/health", json={}, timeout=10)
     assert answer.status_code == 404 and answer.json()["message"] == "Not Found"
+
+
+def test_faults_and_calls_over_http(served):
+    emu, url = served
+    status, body = control(
+        url, "faults", {"operation": "whoami", "status": 503, "message": "try later"}
+    )
+    assert status == 200 and len(body["pending"]) == 1
+    failed = whoami(emu, url)
+    assert failed.status_code == 503 and failed.json()["message"] == "try later"
+    assert whoami(emu, url).status_code == 200  # the rule was used up
+    status, body = control(url, "calls", {"operation": "whoami"})
+    assert status == 200
+    assert [(c["operation"], c["httpStatus"]) for c in body["calls"]] == [
+        ("whoami", 503),
+        ("whoami", 200),
+    ]
+    assert body["calls"][1]["userId"] == emu.organization().user_id
+    assert control(url, "calls/clear") == (200, {})
+    assert control(url, "calls")[1] == {"calls": []}
+    control(url, "faults", {"operation": "whoami"})
+    assert control(url, "faults/clear") == (200, {})
+    assert whoami(emu, url).status_code == 200

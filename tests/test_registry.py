@@ -44,6 +44,9 @@ def test_facade_has_no_method_the_registry_does_not_know():
     plumbing = {
         "backdoor",
         "call",
+        "calls",
+        "faults",
+        "organization",
         "checkpoint",
         "reset",
         "restore",

@@ -26,6 +26,7 @@ from ..errors import (
     Unauthenticated,
 )
 from ..ops import find_by_path
+from ..ops.registry import SUBMIT_PREFIX
 from ..world import World
 from .control import PREFIX as CONTROL_PREFIX
 from .control import Control
@@ -78,9 +79,15 @@ def status_line(status: int) -> str:
 class WsgiApp:
     """A WSGI application over one emulated world."""
 
-    def __init__(self, world: World, control: Control | None = None) -> None:
+    def __init__(
+        self,
+        world: World,
+        control: Control | None = None,
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
         self.world = world
         self.control = control
+        self.on_change = on_change
 
     def __call__(
         self, environ: Mapping[str, Any], start_response: Callable[..., Any]
@@ -95,7 +102,11 @@ class WsgiApp:
         method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "/")
         if self.control is not None and path.startswith(CONTROL_PREFIX):
             status, payload = self.control.handle(method, path, body)
+            changed = status == 200 and self.control.changes_state(path)
         else:
             status, payload = handle(self.world, method, path, headers, body)
+            changed = status == 200 and path.startswith(SUBMIT_PREFIX)
+        if changed and self.on_change is not None:
+            self.on_change()
         start_response(status_line(status), [*JSON_HEADERS, ("Content-Length", str(len(payload)))])
         return [payload]

@@ -8,7 +8,8 @@ the server listens on 127.0.0.1 by default: they are for a test machine.
 * ``reset``: back to a new emulator's state.
 * ``snapshot`` → ``{snapshotId}``; ``restore`` ``{snapshotId}``.
 * ``clock`` ``{freezeAtMs?, freeze?, unfreeze?, advanceSeconds?}`` → ``{nowMs, frozen}``.
-* ``calls`` ``{operation?, status?, userId?, organizationId?}`` → ``{calls: [...]}``;
+* ``calls`` ``{operation?, status?, userId?, organizationId?}`` → ``{calls: [...]}`` (each
+  ``{seq, timeNs, operation, kind, httpStatus, errorCode, errorMessage, activityId, ...}``);
   ``calls/clear``.
 * ``faults`` ``{operation?, count?, status?, code?, message?, turnkeyErrorCode?,
   activityStatus?}`` → ``{pending: [...]}``; ``faults/clear``.
@@ -43,6 +44,11 @@ class Control:
     def __init__(self, emulator: Emulator) -> None:
         self.emulator = emulator
         self._snapshots: dict[str, Any] = {}
+
+    @staticmethod
+    def changes_state(path: str) -> bool:
+        """Whether a successful call of this endpoint may have changed saved state."""
+        return path[len(PREFIX) :].strip("/") in {"reset", "restore", "clock"}
 
     def handle(self, method: str, path: str, body: bytes) -> tuple[int, bytes]:
         name = path[len(PREFIX) :].strip("/")

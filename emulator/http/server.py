@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from socketserver import ThreadingMixIn
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -29,13 +29,20 @@ class ThreadingWsgiServer(ThreadingMixIn, WSGIServer):
 
 
 def make_api_server(
-    world: World, host: str = "127.0.0.1", port: int = 8787, control: Control | None = None
+    world: World,
+    host: str = "127.0.0.1",
+    port: int = 8787,
+    control: Control | None = None,
+    *,
+    on_change: Callable[[], None] | None = None,
 ) -> ThreadingWsgiServer:
     """A server (not yet serving) bound to ``host:port``; port 0 picks a free one.
 
-    With ``control``, the control endpoints (``/emulator/v1/...``) are served too.
+    With ``control``, the control endpoints (``/emulator/v1/...``) are served too;
+    ``on_change`` runs after each request that may have changed state, before
+    the answer is sent (``serve --state`` saves there).
     """
-    app = WsgiApp(world, control)
+    app = WsgiApp(world, control, on_change)
     server = make_server(host, port, app, server_class=ThreadingWsgiServer, handler_class=_Handler)
     return server  # type: ignore[return-value]
 
