@@ -5,7 +5,9 @@ Most rows divide by one ``cryptography`` P-256 ECDSA/SHA-256 verification of a
 signing rows (``signing.py``) by one raw signature on their curve, the wallet
 rows (``wallets.py``) by a raw derivation of the same accounts. Ratios compare
 across machines better than microseconds do. ``memory.py`` counts the heap
-held per private key. Importing the official SDK takes seconds of its own; it
+held per private key. ``toolkit.py`` measures the test-double toolkit
+(per-test checkpoint/rollback, pytest sessions, snapshots and documents, the
+state file), each against a floor of its own. Importing the official SDK takes seconds of its own; it
 is timed once and reported apart, outside every median. Every figure is the
 median of many single-call timings taken with ``time.perf_counter`` after a
 warm-up.
@@ -32,6 +34,7 @@ from typing import Any
 import cryptography
 import memory
 import signing
+import toolkit
 import wallets
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -223,6 +226,8 @@ def run(quick: bool, progress: Callable[[str], None]) -> dict[str, Any]:
     memory_started = time.perf_counter()
     memory_report = memory.run(quick, progress)
     memory_s = time.perf_counter() - memory_started
+    toolkit_bench = toolkit.ToolkitBench(quick)
+    toolkit_bench.run(progress)
     progress("official SDK import (once)")
     sdk_import_s = import_sdk()
     progress("official SDK, in-process")
@@ -251,7 +256,7 @@ def run(quick: bool, progress: Callable[[str], None]) -> dict[str, Any]:
     ]
     for result in results:
         result.floor = floor_us
-    results += signing_bench.results() + wallet_results
+    results += signing_bench.results() + wallet_results + toolkit_bench.results(floor_us)
     for result in results:
         result.verify = floor_us
     return {
@@ -269,6 +274,7 @@ def run(quick: bool, progress: Callable[[str], None]) -> dict[str, Any]:
         "sdk_import_s": round(sdk_import_s, 2),
         "results": results,
         "memory": memory_report,
+        "toolkit": toolkit_bench.info,
         "note": "Figures are from one machine and one run; ratios travel better than µs.",
     }
 
@@ -313,6 +319,9 @@ def print_table(report: dict[str, Any]) -> None:
     print("  k1 sign  = one coincurve secp256k1 sign_recoverable of a 32-byte digest")
     print("  ed sign  = one PyNaCl ed25519 SigningKey.sign of 32 bytes")
     print("  derive N = mnemonic to seed + BIP32 + EIP-55 of N ETH accounts (bench/wallets.py)")
+    print("  empty test = one empty pytest test without fixtures, end to end (bench/toolkit.py)")
+    print("  deepcopy N = copy.deepcopy of a list of N dicts of 8 small fields, N = the records")
+    print("  mem small / mem 1k = the same create_users through WsgiApp without the state file")
     print()
     print(line(headers))
     print(line(tuple("-" * w for w in widths)))
@@ -324,6 +333,7 @@ def print_table(report: dict[str, Any]) -> None:
     print("(a new Session, proxy look-ups in the environment); over HTTP, a new TCP connection")
     print("per call as well. Every timed sign_raw_payload signs a new payload (a new activity).")
     print()
+    toolkit.print_notes(report["toolkit"], results)
     memory.print_memory(report["memory"])
     print(report["note"])
 

@@ -41,7 +41,7 @@ def test_the_pytest_example_passes(pytester: pytest.Pytester):
     for index, code in enumerate(blocks("pytest")):
         pytester.makepyfile(**{f"test_readme_{index}": code.lstrip("\n")})
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=5)
 
 
 def test_the_server_example_starts_and_answers(tmp_path):

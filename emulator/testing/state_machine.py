@@ -1,0 +1,1015 @@
+"""A hypothesis state machine over the emulator (needs ``hypothesis``, an optional extra).
+
+``TurnkeyStateMachine`` creates, renames and deletes users, wallets and their accounts
+(``persist: false`` previews too), private keys and private key tags with random valid
+parameters (``emulator.testing.strategies``), signs with random accounts and keys
+(``sign_raw_payload`` V1 and V2, ``sign_raw_payloads``), and sends invalid requests (unknown
+ids, bad paths, address formats that do not fit the curve, a hash for ed25519, deleting an
+unexported wallet or the root user). Whether a request should succeed is the model's call
+(names taken, ids deleted, limits reached). After every step it checks:
+
+* ``list_users``, ``list_wallets``, ``list_private_keys``, ``list_private_key_tags`` and
+  ``list_wallet_accounts`` answer exactly what the model holds;
+* every account of the model is found by ``get_wallet_account``;
+* a successful activity adds exactly one activity, a failed one none, and a failed request
+  (``TurnkeyApiError``) leaves ``state_digest`` unchanged; queries add no activity;
+* every signature verifies with a library other than the one that signed (``eth_keys``
+  recovery for secp256k1, ``cryptography`` for P-256 and Ed25519, a reference BIP340
+  verifier for a P2TR address, ``eth_account`` for EIP-712 digests; imported when first
+  needed: install the package's ``test`` extra, or set ``check_signatures = False``).
+
+Run it as is (``TestTurnkey = TurnkeyStateMachine.TestCase``), or subclass it to check your
+own code against the emulator: a rule of yours gets ``self.emu`` (a seeded ``Emulator``, made
+in ``__init__`` so your own ``@initialize`` rules can use it), ``self.org`` (its organization
+handle), the bundles (``users``, ``wallets``, ``accounts`` from ``create_wallet_accounts``,
+``private_keys``, ``tags``; ``self.created[name]`` lists everything each has received, and
+every account ever made), and the machine's invariants keep running::
+
+    from hypothesis import settings
+    from hypothesis.stateful import rule
+
+    from emulator.testing.state_machine import TurnkeyStateMachine
+
+    import my_app
+
+
+    class MyAppMachine(TurnkeyStateMachine):
+        @rule(account=TurnkeyStateMachine.accounts)
+        def my_app_signs_a_greeting(self, account):
+            if not self.is_live_account(account.address) or account.curve != "CURVE_SECP256K1":
+                return
+            signature = my_app.sign_greeting(self.emu, account.address)  # calls the facade
+            assert my_app.verify_greeting(account.address, signature)
+            self.note_activities(1)  # your call submitted one activity
+
+
+    class TestMyApp(MyAppMachine.TestCase):
+        settings = settings(max_examples=25, stateful_step_count=20, deadline=None)
+
+A rule of yours that submits activities says how many with ``note_activities(n)`` (the
+count is an invariant). One that creates or deletes users, wallets, keys or tags updates
+``self.model`` the same way (see ``Model``), or the list invariants will report it. Set
+``seed`` on the subclass for other ids and keys, ``max_accounts_per_request`` and friends to
+draw bigger requests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from hypothesis import event
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    Bundle,
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    multiple,
+    precondition,
+    rule,
+)
+
+from .. import render
+from ..api import Emulator, OrganizationHandle
+from ..errors import TurnkeyApiError
+from . import strategies as ts
+
+__all__ = [
+    "Account",
+    "KeyModel",
+    "Model",
+    "PrivateKeyRef",
+    "TurnkeyStateMachine",
+    "UserModel",
+    "check_signature",
+    "signed_message",
+    "state_digest",
+]
+
+Json = dict[str, Any]
+
+SIGN_RAW_PAYLOAD_V1 = "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD"
+SIGN_RAW_PAYLOAD_V2 = "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2"
+CREATE_USERS_TYPES = ("ACTIVITY_TYPE_CREATE_USERS_V3", "ACTIVITY_TYPE_CREATE_USERS_V4")
+
+
+# --- the digest of a state --------------------------------------------------------------
+
+
+def state_digest(emu: Emulator) -> str:
+    """Everything observable about an emulator's state, as one string (secrets hashed).
+
+    Two equal digests mean no record, index, activity or id stream changed in between.
+    """
+    world = emu.world
+    store = world.store
+    orgs = {
+        org_id: {
+            "name": org.name,
+            "parent": org.parent_id,
+            "subs": list(org.sub_organization_ids),
+            "quorum": [org.root_quorum.threshold, list(org.root_quorum.user_ids)],
+            "features": org.features,
+            "users": [render.user(u) for u in org.users.values()],
+            "user_tags": [render.tag(t) for t in org.user_tags.values()],
+            "activities": [render.activity(a, org, None) for a in org.activities.values()],
+            "wallets": [
+                [render.wallet(w), [render.wallet_account(a) for a in w.accounts.values()]]
+                for w in org.wallets.values()
+            ],
+            "private_keys": [render.private_key(k) for k in org.private_keys.values()],
+            "private_key_tags": [render.tag(t) for t in org.private_key_tags.values()],
+            "signers": {value: repr(ref) for value, ref in org.signers.items()},
+        }
+        for org_id, org in store.organizations.items()
+    }
+
+    def hashed(secret: str | bytes) -> str:
+        data = secret.encode() if isinstance(secret, str) else bytes(secret)
+        return hashlib.sha256(data).hexdigest()
+
+    indexes = {
+        "api_keys": {
+            key: [(o.organization_id, o.user_id, o.api_key_id) for o in owners]
+            for key, owners in store.api_keys_by_public_key.items()
+        },
+        "fingerprints": sorted(store.activities_by_fingerprint),
+        "activity_ids": sorted(store.activities_by_id),
+        "vault": [
+            {w: hashed(s.mnemonic) for w, s in store.vault.wallets.items()},
+            {k: hashed(v) for k, v in store.vault.private_keys.items()},
+        ],
+    }
+    return json.dumps([orgs, indexes, repr(world.ids.getstate())], sort_keys=True, default=str)
+
+
+# --- checking signatures with other libraries --------------------------------------------
+
+_P = 2**256 - 2**32 - 977
+_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+_G = (
+    0x79BE667EF9DCBBAC55A06295CE870B07029BFCDB2DCE28D959F2815B16F81798,
+    0x483ADA7726A3C4655DA4FBFC0E1108A8FD17B448A68554199C47D08FFB10D4B8,
+)
+_P256_N = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if a[0] == b[0] and (a[1] + b[1]) % _P == 0:
+        return None
+    if a == b:
+        slope = 3 * a[0] * a[0] * pow(2 * a[1], -1, _P) % _P
+    else:
+        slope = (b[1] - a[1]) * pow(b[0] - a[0], -1, _P) % _P
+    x = (slope * slope - a[0] - b[0]) % _P
+    return x, (slope * (a[0] - x) - a[1]) % _P
+
+
+def _mul(point, k: int):
+    out = None
+    while k:
+        if k & 1:
+            out = _add(out, point)
+        point, k = _add(point, point), k >> 1
+    return out
+
+
+def _lift_x(x: int):
+    if x >= _P:
+        return None
+    c = (pow(x, 3, _P) + 7) % _P
+    y = pow(c, (_P + 1) // 4, _P)
+    if y * y % _P != c:
+        return None
+    return x, y if y % 2 == 0 else _P - y
+
+
+def _tagged_hash(tag: str, data: bytes) -> bytes:
+    t = hashlib.sha256(tag.encode()).digest()
+    return hashlib.sha256(t + t + data).digest()
+
+
+def _bip86_output_key(internal_key: bytes) -> bytes:
+    """BIP86: Q = lift_x(P.x) + tagged_hash("TapTweak", P.x)·G, as 32 bytes of Q.x."""
+    x = internal_key[-32:]
+    tweak = int.from_bytes(_tagged_hash("TapTweak", x), "big")
+    point = _add(_lift_x(int.from_bytes(x, "big")), _mul(_G, tweak))
+    assert point is not None
+    return point[0].to_bytes(32, "big")
+
+
+def _bip340_verify(public_x: bytes, message: bytes, signature: bytes) -> bool:
+    point = _lift_x(int.from_bytes(public_x, "big"))
+    r, s = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big")
+    if point is None or r >= _P or s >= _N:
+        return False
+    challenge = _tagged_hash("BIP0340/challenge", signature[:32] + public_x + message)
+    e = int.from_bytes(challenge, "big") % _N
+    nonce = _add(_mul(_G, s), _mul(point, _N - e))
+    return nonce is not None and nonce[1] % 2 == 0 and nonce[0] == r
+
+
+def _keccak(data: bytes) -> bytes:
+    from eth_utils import keccak
+
+    return keccak(data)
+
+
+def signed_message(curve: str, payload: str, encoding: str, hash_function: str) -> bytes:
+    """What a key signs for a payload, computed without the emulator: the message itself for
+    Ed25519, else the 32-byte digest (EIP-712 hashed by ``eth_account``)."""
+    if encoding == ts.EIP712:
+        from eth_account.messages import encode_typed_data
+
+        message = encode_typed_data(full_message=json.loads(payload))
+        return _keccak(b"\x19" + message.version + message.header + message.body)
+    if encoding == ts.HEXADECIMAL:
+        data = bytes.fromhex(payload[2:] if payload[:2] in ("0x", "0X") else payload)
+    elif encoding == ts.TEXT_UTF8:
+        data = payload.encode()
+    else:
+        raise ValueError(f"no independent check for {encoding}")
+    if curve == ts.ED25519 or hash_function == ts.NO_OP:
+        return data
+    if hash_function == ts.SHA256:
+        return hashlib.sha256(data).digest()
+    if hash_function == ts.KECCAK256:
+        return _keccak(data)
+    raise ValueError(f"no independent check for {hash_function}")
+
+
+def check_signature(
+    signature: Json,
+    *,
+    curve: str,
+    public_key: str,
+    payload: str,
+    encoding: str,
+    hash_function: str,
+    taproot_address: str | None = None,
+) -> None:
+    """Assert that ``{r, s, v}`` signs the payload with ``public_key`` (hex, as the API lists
+    it); a P2TR ``taproot_address`` means BIP340 Schnorr with its output key."""
+    r, s, v = signature["r"], signature["s"], signature["v"]
+    assert len(r) == len(s) == 64, signature
+    message = signed_message(curve, payload, encoding, hash_function)
+    raw = bytes.fromhex(r + s)
+    key = bytes.fromhex(public_key)
+    if curve == ts.ED25519:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+        assert v == "00", signature
+        Ed25519PublicKey.from_public_bytes(key).verify(raw, message)
+    elif taproot_address is not None:
+        from bip_utils import SegwitBech32Decoder
+
+        hrp = taproot_address.rsplit("1", 1)[0]
+        version, program = SegwitBech32Decoder.Decode(hrp, taproot_address)
+        assert version == 1 and bytes(program) == _bip86_output_key(key), taproot_address
+        assert v == "00", signature
+        assert _bip340_verify(bytes(program), message, raw), "BIP340 signature does not verify"
+    elif curve == ts.SECP256K1:
+        from eth_keys import keys
+
+        assert int(s, 16) <= _N // 2, "high S"
+        recovered = keys.Signature(vrs=(int(v, 16), int(r, 16), int(s, 16)))
+        signer = recovered.recover_public_key_from_msg_hash(message)
+        assert signer.to_compressed_bytes() == key, "secp256k1 signature recovers another key"
+    elif curve == ts.P256:
+        from cryptography.hazmat.primitives import hashes
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.hazmat.primitives.asymmetric.utils import (
+            Prehashed,
+            encode_dss_signature,
+        )
+
+        assert int(s, 16) <= _P256_N // 2, "high S"
+        point = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), key)
+        der = encode_dss_signature(int(r, 16), int(s, 16))
+        point.verify(der, message, ec.ECDSA(Prehashed(hashes.SHA256())))
+    else:
+        raise ValueError(f"unknown curve {curve!r}")
+
+
+def _check_address(address_format: str, curve: str, public_key: str, address: str) -> None:
+    """An Ethereum address is the key's, computed by ``eth_keys``."""
+    if address_format == "ADDRESS_FORMAT_ETHEREUM" and curve == ts.SECP256K1:
+        from eth_keys import keys
+
+        expected = keys.PublicKey.from_compressed_bytes(bytes.fromhex(public_key))
+        assert expected.to_checksum_address() == address, (address, public_key)
+
+
+# --- the model ---------------------------------------------------------------------------
+
+
+class Account(NamedTuple):
+    """A wallet account the machine created (kept in the ``accounts`` bundle)."""
+
+    address: str
+    curve: str
+    wallet_id: str
+    address_format: str
+    path: str
+    public_key: str
+    wallet_account_id: str
+
+
+class PrivateKeyRef(NamedTuple):
+    """A private key the machine created (kept in the ``private_keys`` bundle)."""
+
+    private_key_id: str
+    curve: str
+
+
+@dataclass
+class UserModel:
+    name: str
+    email: str | None = None
+    phone_number: str | None = None
+    api_keys: set[str] = field(default_factory=set)  # public keys
+
+
+@dataclass
+class KeyModel:
+    name: str
+    curve: str
+    public_key: str
+    addresses: dict[str, str]  # address format -> address
+    tags: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Model:
+    """What the organization should hold; the invariants compare it with the list queries."""
+
+    users: dict[str, UserModel] = field(default_factory=dict)
+    wallets: dict[str, str] = field(default_factory=dict)  # wallet id -> name
+    accounts: dict[str, list[Account]] = field(default_factory=dict)  # wallet id -> accounts
+    private_keys: dict[str, KeyModel] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)  # private key tag id -> name
+
+    def api_public_keys(self) -> set[str]:
+        return {k for user in self.users.values() for k in user.api_keys}
+
+    def live_account(self, address: str) -> Account | None:
+        """The account that signs for ``address`` (the oldest holder), if any."""
+        for accounts in self.accounts.values():
+            for account in accounts:
+                if account.address == address:
+                    return account
+        return None
+
+
+def _account_key(spec_or_account: Any) -> tuple[str, str, str]:
+    if isinstance(spec_or_account, Account):
+        a = spec_or_account
+        return (a.curve, a.path, a.address_format)
+    return ts.account_key(spec_or_account)
+
+
+_BAD_PATHS = {
+    # any curve: not a path
+    "no m": "44'/60'/0'/0/0",
+    "empty step": "m//0",
+    "not a number": "m/44'/x/0",
+    "too large": "m/2147483648",
+    "too large hardened": "m/2147483648'",
+    "negative": "m/-1",
+}
+
+
+class TurnkeyStateMachine(RuleBasedStateMachine):
+    """Random valid and invalid requests against one organization, checked against a model."""
+
+    #: The emulator's seed (ids, keys and signatures are the same on every run).
+    seed: int | None = 0
+    #: Verify every signature with another library (needs eth_keys, eth_account).
+    check_signatures: bool = True
+    max_users_per_request: int = 3
+    max_accounts_per_request: int = 3
+    max_keys_per_request: int = 2
+
+    users = Bundle("users")
+    wallets = Bundle("wallets")
+    accounts = Bundle("accounts")
+    private_keys = Bundle("private_keys")
+    tags = Bundle("private_key_tags")
+
+    def __init__(self) -> None:
+        super().__init__()
+        # Made here rather than in an @initialize rule so that a subclass's own
+        # @initialize rules (run in any order) can already use ``self.emu``.
+        self.emu = Emulator(seed=self.seed)
+        self.org: OrganizationHandle = self.emu.create_organization("State Machine Org")
+        self.model = Model()
+        self.model.users[self.org.user_id] = UserModel(
+            self.org.user_name, api_keys={self.org.api_public_key}
+        )
+        self._activities = self.activity_count()
+        # Everything each bundle has received (dead or alive), for lists and preconditions.
+        self.created: dict[str, list[Any]] = {
+            name: [] for name in ("users", "wallets", "accounts", "private_keys", "tags")
+        }
+
+    @initialize(target=users)
+    def root_user(self):
+        """The root user is in the ``users`` bundle too (deleting it must fail)."""
+        return self._made("users", self.org.user_id)
+
+    def _made(self, bundle: str, *values: Any):
+        self.created[bundle].extend(values)
+        return multiple(*values)
+
+    def _some(self, data: st.DataObject, bundle: str, label: str) -> list[Any]:
+        """Up to two things the bundle has received (none while it is empty)."""
+        if not self.created[bundle]:
+            return []
+        return data.draw(st.lists(st.sampled_from(self.created[bundle]), max_size=2), label)
+
+    # ----- plumbing ----------------------------------------------------------------------
+
+    def activity_count(self) -> int:
+        """How many activities the organization holds."""
+        return len(self.emu.world.store.organizations[self.org.organization_id].activities)
+
+    def note_activities(self, count: int) -> None:
+        """Say that a rule of yours submitted ``count`` activities outside ``submit``."""
+        self._activities += count
+
+    def is_live_account(self, address: str) -> bool:
+        return self.model.live_account(address) is not None
+
+    def submit(
+        self, expect_ok: bool, operation: str, params: Json, activity_type: str | None = None
+    ) -> Json | None:
+        """Run an activity the model expects to succeed (answer its result) or to fail (check
+        that it raises TurnkeyApiError and changes nothing; answer None)."""
+        assert self.activity_count() == self._activities, "activities appeared between steps"
+        if expect_ok:
+            event(f"{operation}: ok")
+            result = self.emu.call(operation, params, activity_type=activity_type)
+            assert result["activity"]["status"] == "ACTIVITY_STATUS_COMPLETED", result
+            self._activities += 1
+            assert self.activity_count() == self._activities, f"{operation}: not one activity"
+            return result
+        self.fails(operation, params, activity_type=activity_type)
+        return None
+
+    def fails(self, operation: str, params: Json, *, activity_type: str | None = None) -> None:
+        """``operation`` raises TurnkeyApiError and leaves the state digest unchanged."""
+        event(f"{operation}: rejected")
+        before = state_digest(self.emu)
+        try:
+            self.emu.call(operation, params, activity_type=activity_type)
+        except TurnkeyApiError as error:
+            assert 400 <= error.status < 500, (operation, error.status, error.message)
+        else:
+            raise AssertionError(f"{operation} succeeded; the model expected an error: {params}")
+        assert state_digest(self.emu) == before, f"a rejected {operation} changed the state"
+        assert self.activity_count() == self._activities
+
+    def _max(self, name: str) -> int:
+        return getattr(self.emu.settings, name)
+
+    # ----- users -------------------------------------------------------------------------
+
+    @rule(target=users, data=st.data())
+    def create_users(self, data: st.DataObject):
+        specs = data.draw(
+            st.lists(ts.user_params(), min_size=1, max_size=self.max_users_per_request),
+            label="users",
+        )
+        activity_type = data.draw(st.sampled_from(CREATE_USERS_TYPES), label="type")
+        keys = [k["publicKey"].lower() for spec in specs for k in spec["apiKeys"]]
+        ok = (
+            len(set(keys)) == len(keys)
+            and not set(keys) & self.model.api_public_keys()
+            and len(self.model.users) + len(specs) <= self._max("max_users_per_organization")
+        )
+        result = self.submit(ok, "create_users", {"users": specs}, activity_type)
+        if result is None:
+            return multiple()
+        assert len(result["userIds"]) == len(specs)
+        for user_id, spec in zip(result["userIds"], specs, strict=True):
+            self.model.users[user_id] = UserModel(
+                spec["userName"],
+                spec.get("userEmail"),
+                spec.get("userPhoneNumber"),
+                {k["publicKey"].lower() for k in spec["apiKeys"]},
+            )
+        return self._made("users", *result["userIds"])
+
+    @precondition(lambda self: self.created["users"])
+    @rule(user_ids=st.lists(users, min_size=1, max_size=2))
+    def delete_users(self, user_ids: list[str]) -> None:
+        ok = all(u in self.model.users for u in user_ids) and self.org.user_id not in user_ids
+        if self.submit(ok, "delete_users", {"userIds": user_ids}) is not None:
+            for user_id in user_ids:
+                self.model.users.pop(user_id, None)
+
+    # ----- wallets -----------------------------------------------------------------------
+
+    def _record_accounts(self, wallet_id: str, specs: list[Json], addresses: list[str]):
+        assert len(addresses) == len(specs), (specs, addresses)
+        made = []
+        for spec, address in zip(specs, addresses, strict=True):
+            found = self.emu.get_wallet_account(wallet_id=wallet_id, address=address)["account"]
+            assert (found["curve"], found["path"], found["addressFormat"]) == ts.account_key(spec)
+            _check_address(spec["addressFormat"], spec["curve"], found["publicKey"], address)
+            account = Account(
+                address,
+                spec["curve"],
+                wallet_id,
+                spec["addressFormat"],
+                spec["path"],
+                found["publicKey"],
+                found["walletAccountId"],
+            )
+            self.model.accounts.setdefault(wallet_id, []).append(account)
+            made.append(account)
+        return made
+
+    @rule(target=wallets, data=st.data())
+    def create_wallet(self, data: st.DataObject):
+        name = data.draw(ts.wallet_names(), label="walletName")
+        specs = data.draw(ts.account_spec_lists(max_size=self.max_accounts_per_request))
+        params: Json = {"walletName": name, "accounts": specs}
+        words = data.draw(st.none() | st.sampled_from((12, 15, 18, 21, 24)), label="words")
+        if words is not None:
+            params["mnemonicLength"] = words
+        ok = name not in self.model.wallets.values() and len(self.model.wallets) < self._max(
+            "max_wallets_per_organization"
+        )
+        result = self.submit(ok, "create_wallet", params)
+        if result is None:
+            return multiple()
+        wallet_id = result["walletId"]
+        self.model.wallets[wallet_id] = name
+        self.model.accounts[wallet_id] = []
+        self.created["accounts"].extend(
+            self._record_accounts(wallet_id, specs, result["addresses"])
+        )
+        return self._made("wallets", wallet_id)
+
+    @rule(target=accounts, wallet_id=wallets, data=st.data())
+    def create_wallet_accounts(self, wallet_id: str, data: st.DataObject):
+        specs = data.draw(
+            ts.account_spec_lists(min_size=1, max_size=self.max_accounts_per_request),
+            label="accounts",
+        )
+        taken = {_account_key(a) for a in self.model.accounts.get(wallet_id, [])}
+        ok = wallet_id in self.model.wallets and not taken & {ts.account_key(s) for s in specs}
+        params = {"walletId": wallet_id, "accounts": specs}
+        result = self.submit(ok, "create_wallet_accounts", params)
+        if result is None:
+            return multiple()
+        return self._made("accounts", *self._record_accounts(wallet_id, specs, result["addresses"]))
+
+    @rule(wallet_id=wallets, data=st.data())
+    def preview_then_create_accounts(self, wallet_id: str, data: st.DataObject) -> None:
+        """``persist: false`` answers the addresses and stores nothing; creating the same
+        accounts afterwards gives the same addresses."""
+        specs = data.draw(ts.account_spec_lists(min_size=1, max_size=2), label="accounts")
+        taken = {_account_key(a) for a in self.model.accounts.get(wallet_id, [])}
+        ok = wallet_id in self.model.wallets and not taken & {ts.account_key(s) for s in specs}
+        params = {"walletId": wallet_id, "accounts": specs}
+        preview = self.submit(ok, "create_wallet_accounts", {**params, "persist": False})
+        if preview is None:
+            return
+        self.accounts_are_found()  # nothing stored
+        made = self.submit(True, "create_wallet_accounts", params)
+        assert made is not None and made["addresses"] == preview["addresses"], (preview, made)
+        self.created["accounts"].extend(self._record_accounts(wallet_id, specs, made["addresses"]))
+
+    @precondition(lambda self: self.created["wallets"])
+    @rule(wallet_ids=st.lists(wallets, min_size=1, max_size=2))
+    def delete_wallets(self, wallet_ids: list[str]) -> None:
+        ok = all(w in self.model.wallets for w in wallet_ids)
+        params = {"walletIds": wallet_ids, "deleteWithoutExport": True}
+        if self.submit(ok, "delete_wallets", params) is not None:
+            for wallet_id in wallet_ids:
+                self.model.wallets.pop(wallet_id, None)
+                self.model.accounts.pop(wallet_id, None)
+
+    @rule(wallet_id=wallets, name=ts.wallet_names())
+    def update_wallet(self, wallet_id: str, name: str) -> None:
+        others = {n for w, n in self.model.wallets.items() if w != wallet_id}
+        ok = wallet_id in self.model.wallets and name not in others
+        params = {"walletId": wallet_id, "walletName": name}
+        if self.submit(ok, "update_wallet", params) is not None:
+            self.model.wallets[wallet_id] = name
+
+    @precondition(lambda self: self.created["accounts"])
+    @rule(data=st.data())
+    def delete_wallet_accounts(self, data: st.DataObject) -> None:
+        made = st.sampled_from(self.created["accounts"])
+        doomed = data.draw(st.lists(made, min_size=1, max_size=2), label="walletAccountIds")
+        live = {a.wallet_account_id for accounts in self.model.accounts.values() for a in accounts}
+        ids = [a.wallet_account_id for a in doomed]
+        ok = all(i in live for i in ids)
+        params = {"walletAccountIds": ids, "deleteWithoutExport": True}
+        if self.submit(ok, "delete_wallet_accounts", params) is not None:
+            for wallet_id, accounts in self.model.accounts.items():
+                self.model.accounts[wallet_id] = [
+                    a for a in accounts if a.wallet_account_id not in ids
+                ]
+
+    @rule(wallet_id=wallets)
+    def delete_unexported_wallet_fails(self, wallet_id: str) -> None:
+        """Without ``deleteWithoutExport`` an unexported wallet stays."""
+        self.submit(False, "delete_wallets", {"walletIds": [wallet_id]})
+
+    # ----- private keys and tags ---------------------------------------------------------
+
+    @rule(target=private_keys, data=st.data())
+    def create_private_keys(self, data: st.DataObject):
+        tag_ids = self._some(data, "tags", "privateKeyTags")
+        specs = data.draw(
+            st.lists(
+                ts.private_key_params(tags=st.just(tag_ids)),
+                min_size=1,
+                max_size=self.max_keys_per_request,
+            ),
+            label="privateKeys",
+        )
+        names = [s["privateKeyName"] for s in specs]
+        taken = {k.name for k in self.model.private_keys.values()}
+        ok = (
+            len(set(names)) == len(names)
+            and not taken & set(names)
+            and all(t in self.model.tags for t in tag_ids)
+            and len(self.model.private_keys) + len(specs)
+            <= self._max("max_private_keys_per_organization")
+        )
+        result = self.submit(ok, "create_private_keys", {"privateKeys": specs})
+        if result is None:
+            return multiple()
+        made = []
+        for spec, entry in zip(specs, result["privateKeys"], strict=True):
+            key_id = entry["privateKeyId"]
+            addresses = {a["format"]: a["address"] for a in entry["addresses"]}
+            assert list(addresses) == spec["addressFormats"], (spec, entry)
+            public_key = self.emu.get_private_key(private_key_id=key_id)["privateKey"]["publicKey"]
+            for address_format, address in addresses.items():
+                _check_address(address_format, spec["curve"], public_key, address)
+            self.model.private_keys[key_id] = KeyModel(
+                spec["privateKeyName"], spec["curve"], public_key, addresses, set(tag_ids)
+            )
+            made.append(PrivateKeyRef(key_id, spec["curve"]))
+        return self._made("private_keys", *made)
+
+    @precondition(lambda self: self.created["private_keys"])
+    @rule(keys=st.lists(private_keys, min_size=1, max_size=2))
+    def delete_private_keys(self, keys: list[PrivateKeyRef]) -> None:
+        key_ids = [k.private_key_id for k in keys]
+        ok = all(k in self.model.private_keys for k in key_ids)
+        params = {"privateKeyIds": key_ids, "deleteWithoutExport": True}
+        if self.submit(ok, "delete_private_keys", params) is not None:
+            for key_id in key_ids:
+                self.model.private_keys.pop(key_id, None)
+
+    def _tag_count(self) -> int:
+        org = self.emu.world.store.organizations[self.org.organization_id]
+        return len(org.user_tags) + len(self.model.tags)
+
+    @rule(target=tags, name=ts.tag_names(), data=st.data())
+    def create_private_key_tag(self, name: str, data: st.DataObject):
+        keys = self._some(data, "private_keys", "privateKeyIds")
+        key_ids = [k.private_key_id for k in keys]
+        ok = (
+            name not in self.model.tags.values()
+            and all(k in self.model.private_keys for k in key_ids)
+            and self._tag_count() < self._max("max_tags_per_organization")
+        )
+        params = {"privateKeyTagName": name, "privateKeyIds": key_ids}
+        result = self.submit(ok, "create_private_key_tag", params)
+        if result is None:
+            return multiple()
+        tag_id = result["privateKeyTagId"]
+        self.model.tags[tag_id] = name
+        for key_id in key_ids:
+            self.model.private_keys[key_id].tags.add(tag_id)
+        return self._made("tags", tag_id)
+
+    @rule(
+        tag_id=tags,
+        new_name=st.none() | ts.tag_names(),
+        data=st.data(),
+    )
+    def update_private_key_tag(self, tag_id: str, new_name: str | None, data: st.DataObject):
+        add = self._some(data, "private_keys", "addPrivateKeyIds")
+        remove = self._some(data, "private_keys", "removePrivateKeyIds")
+        add_ids = [k.private_key_id for k in add]
+        remove_ids = [k.private_key_id for k in remove]
+        others = {n for t, n in self.model.tags.items() if t != tag_id}
+        ok = (
+            tag_id in self.model.tags
+            and new_name not in others
+            and all(k in self.model.private_keys for k in add_ids + remove_ids)
+        )
+        params: Json = {
+            "privateKeyTagId": tag_id,
+            "addPrivateKeyIds": add_ids,
+            "removePrivateKeyIds": remove_ids,
+        }
+        if new_name is not None:
+            params["newPrivateKeyTagName"] = new_name
+        if self.submit(ok, "update_private_key_tag", params) is None:
+            return
+        if new_name is not None:
+            self.model.tags[tag_id] = new_name
+        for key_id in add_ids:
+            self.model.private_keys[key_id].tags.add(tag_id)
+        for key_id in remove_ids:
+            self.model.private_keys[key_id].tags.discard(tag_id)
+
+    @precondition(lambda self: self.created["tags"])
+    @rule(tag_ids=st.lists(tags, min_size=1, max_size=2))
+    def delete_private_key_tags(self, tag_ids: list[str]) -> None:
+        ok = all(t in self.model.tags for t in tag_ids)
+        if self.submit(ok, "delete_private_key_tags", {"privateKeyTagIds": tag_ids}) is None:
+            return
+        for tag_id in tag_ids:
+            self.model.tags.pop(tag_id, None)
+        for key in self.model.private_keys.values():
+            key.tags.difference_update(tag_ids)
+
+    # ----- signing -----------------------------------------------------------------------
+
+    def _sign(
+        self,
+        ok: bool,
+        params: Json,
+        activity_type: str,
+        *,
+        curve: str,
+        public_key: str | None,
+        taproot_address: str | None,
+    ) -> None:
+        result = self.submit(ok, "sign_raw_payload", params, activity_type)
+        if result is None or not self.check_signatures:
+            return
+        assert public_key is not None
+        check_signature(
+            result,
+            curve=curve,
+            public_key=public_key,
+            payload=params["payload"],
+            encoding=params["encoding"],
+            hash_function=params["hashFunction"],
+            taproot_address=taproot_address,
+        )
+
+    @rule(account=accounts, data=st.data())
+    def sign_with_account(self, account: Account, data: st.DataObject) -> None:
+        payload, encoding, hash_function = data.draw(ts.payloads(account.curve), label="payload")
+        live = self.model.live_account(account.address)
+        params = {
+            "signWith": account.address,
+            "payload": payload,
+            "encoding": encoding,
+            "hashFunction": hash_function,
+        }
+        taproot = live is not None and live.address_format.endswith("_P2TR")
+        self._sign(
+            live is not None,
+            params,
+            SIGN_RAW_PAYLOAD_V2,
+            curve=account.curve,
+            public_key=live.public_key if live else None,
+            taproot_address=account.address if taproot else None,
+        )
+
+    @rule(account=accounts, data=st.data())
+    def sign_payloads_with_account(self, account: Account, data: st.DataObject) -> None:
+        """``sign_raw_payloads``: several payloads, one encoding and hash, signatures in order."""
+        drawn = data.draw(st.lists(ts.payloads(account.curve), min_size=1, max_size=3))
+        encoding, hash_function = drawn[0][1:]
+        payloads = [p for p, e, h in drawn if (e, h) == (encoding, hash_function)]
+        live = self.model.live_account(account.address)
+        params = {
+            "signWith": account.address,
+            "payloads": payloads,
+            "encoding": encoding,
+            "hashFunction": hash_function,
+        }
+        result = self.submit(live is not None, "sign_raw_payloads", params)
+        if result is None or not self.check_signatures:
+            return
+        assert live is not None
+        assert len(result["signatures"]) == len(payloads), result
+        taproot = account.address if live.address_format.endswith("_P2TR") else None
+        for payload, signature in zip(payloads, result["signatures"], strict=True):
+            check_signature(
+                signature,
+                curve=live.curve,
+                public_key=live.public_key,
+                payload=payload,
+                encoding=encoding,
+                hash_function=hash_function,
+                taproot_address=taproot,
+            )
+
+    @rule(wallet_id=wallets, data=st.data())
+    def sign_with_wallet_account(self, wallet_id: str, data: st.DataObject) -> None:
+        """Sign with one of the accounts a wallet was made with or given (live or not)."""
+        made = [a for a in self.created["accounts"] if a.wallet_id == wallet_id]
+        if made:
+            self.sign_with_account(data.draw(st.sampled_from(made), label="account"), data)
+
+    @rule(key=private_keys, data=st.data())
+    def sign_with_private_key(self, key: PrivateKeyRef, data: st.DataObject) -> None:
+        payload, encoding, hash_function = data.draw(ts.payloads(key.curve), label="payload")
+        live = self.model.private_keys.get(key.private_key_id)
+        names = [key.private_key_id, *(live.addresses.items() if live else ())]
+        chosen = data.draw(st.sampled_from(names), label="signWith")
+        address_format, sign_with = (None, chosen) if isinstance(chosen, str) else chosen
+        options = {"payload": payload, "encoding": encoding, "hashFunction": hash_function}
+        if sign_with == key.private_key_id and data.draw(st.booleans(), label="v1"):
+            params, activity_type = {"privateKeyId": sign_with, **options}, SIGN_RAW_PAYLOAD_V1
+        else:
+            params, activity_type = {"signWith": sign_with, **options}, SIGN_RAW_PAYLOAD_V2
+        taproot = address_format is not None and address_format.endswith("_P2TR")
+        self._sign(
+            live is not None,
+            params,
+            activity_type,
+            curve=key.curve,
+            public_key=live.public_key if live else None,
+            taproot_address=sign_with if taproot else None,
+        )
+
+    # ----- invalid requests --------------------------------------------------------------
+
+    def _some_live_wallet(self, data: st.DataObject) -> str | None:
+        if not self.model.wallets:
+            return None
+        return data.draw(st.sampled_from(sorted(self.model.wallets)), label="wallet")
+
+    @rule(data=st.data())
+    def unknown_ids_fail(self, data: st.DataObject) -> None:
+        """Every id a request names must exist: an unknown one is an error that changes
+        nothing (and a query for it, too)."""
+        unknown = data.draw(st.uuids().map(str), label="unknown id")
+        known = {
+            self.org.user_id,
+            *self.model.users,
+            *self.model.wallets,
+            *self.model.private_keys,
+            *self.model.tags,
+        }
+        if unknown in known:
+            return
+        account = data.draw(ts.account_specs(), label="account")
+        payload = data.draw(ts.payloads(ts.SECP256K1), label="payload")
+        operation, params = data.draw(
+            st.sampled_from(
+                [
+                    ("delete_users", {"userIds": [unknown]}),
+                    ("delete_wallets", {"walletIds": [unknown], "deleteWithoutExport": True}),
+                    ("create_wallet_accounts", {"walletId": unknown, "accounts": [account]}),
+                    ("delete_private_keys", {"privateKeyIds": [unknown]}),
+                    ("delete_private_key_tags", {"privateKeyTagIds": [unknown]}),
+                    (
+                        "update_private_key_tag",
+                        {
+                            "privateKeyTagId": unknown,
+                            "addPrivateKeyIds": [],
+                            "removePrivateKeyIds": [],
+                        },
+                    ),
+                    (
+                        "sign_raw_payload",
+                        dict(
+                            zip(("payload", "encoding", "hashFunction"), payload, strict=True),
+                            signWith=unknown,
+                        ),
+                    ),
+                    ("get_wallet", {"walletId": unknown}),
+                    ("get_private_key", {"privateKeyId": unknown}),
+                    ("get_user", {"userId": unknown}),
+                ]
+            ),
+            label="request",
+        )
+        self.fails(operation, params)
+
+    @rule(data=st.data())
+    def bad_accounts_fail(self, data: st.DataObject) -> None:
+        """A path the curve cannot derive, or an address format it does not make, is a 400
+        that changes nothing, whether in create_wallet or create_wallet_accounts."""
+        account = dict(data.draw(ts.account_specs(), label="account"))
+        kind = data.draw(st.sampled_from(("path", "ed25519 normal step", "format")), label="bad")
+        if kind == "path":
+            account["path"] = _BAD_PATHS[data.draw(st.sampled_from(sorted(_BAD_PATHS)))]
+        elif kind == "ed25519 normal step":
+            account["curve"] = ts.ED25519
+            account["addressFormat"] = data.draw(
+                st.sampled_from(ts.address_formats_for(ts.ED25519))
+            )
+            account["path"] = data.draw(ts.derivation_paths(ts.ED25519)) + "/0"
+        else:
+            fits = set(ts.address_formats_for(account["curve"]))
+            others = [f for f in ts.address_formats_for(ts.SECP256K1) if f not in fits] + [
+                f for f in ts.address_formats_for(ts.ED25519) if f not in fits
+            ]
+            account["addressFormat"] = data.draw(st.sampled_from(sorted(set(others))))
+        good = data.draw(ts.account_spec_lists(max_size=2), label="good accounts")
+        good = [a for a in good if ts.account_key(a) != ts.account_key(account)]
+        accounts = data.draw(st.permutations([*good, account]), label="accounts")
+        wallet_id = self._some_live_wallet(data)
+        if wallet_id is None or data.draw(st.booleans(), label="new wallet"):
+            name = "bad-accounts"
+            while name in self.model.wallets.values():
+                name += "!"
+            self.fails("create_wallet", {"walletName": name, "accounts": accounts})
+        else:
+            self.fails("create_wallet_accounts", {"walletId": wallet_id, "accounts": accounts})
+
+    @precondition(lambda self: any(k.curve == ts.ED25519 for k in self.model.private_keys.values()))
+    @rule(data=st.data())
+    def ed25519_with_a_hash_fails(self, data: st.DataObject) -> None:
+        """Ed25519 signs the message itself: any hash function but NOT_APPLICABLE is a 400."""
+        ed25519_keys = sorted(
+            k for k, v in self.model.private_keys.items() if v.curve == ts.ED25519
+        )
+        key_id = data.draw(st.sampled_from(ed25519_keys), label="key")
+        hash_function = data.draw(st.sampled_from((ts.SHA256, ts.KECCAK256, ts.NO_OP)))
+        params = {
+            "signWith": key_id,
+            "payload": "00" * 32,
+            "encoding": ts.HEXADECIMAL,
+            "hashFunction": hash_function,
+        }
+        self.fails("sign_raw_payload", params)
+
+    # ----- invariants --------------------------------------------------------------------
+
+    @invariant()
+    def lists_match_the_model(self) -> None:
+        before = self.activity_count()
+        users = {u["userId"]: u for u in self.emu.list_users()["users"]}
+        assert set(users) == set(self.model.users), "list_users: other user ids"
+        for user_id, expected in self.model.users.items():
+            user = users[user_id]
+            assert user["userName"] == expected.name, user_id
+            assert user.get("userEmail") == expected.email, user_id
+            assert user.get("userPhoneNumber") == expected.phone_number, user_id
+            keys = {k["credential"]["publicKey"] for k in user["apiKeys"]}
+            assert keys == expected.api_keys, user_id
+
+        wallets = {w["walletId"]: w["walletName"] for w in self.emu.list_wallets()["wallets"]}
+        assert wallets == self.model.wallets, "list_wallets differs from the model"
+
+        listed = {k["privateKeyId"]: k for k in self.emu.list_private_keys()["privateKeys"]}
+        assert set(listed) == set(self.model.private_keys), "list_private_keys: other ids"
+        for key_id, expected in self.model.private_keys.items():
+            key = listed[key_id]
+            assert key["privateKeyName"] == expected.name, key_id
+            assert key["curve"] == expected.curve, key_id
+            assert key["publicKey"] == expected.public_key, key_id
+            assert {a["format"]: a["address"] for a in key["addresses"]} == expected.addresses
+            assert set(key["privateKeyTags"]) == expected.tags, key_id
+
+        tags = {
+            t["tagId"]: t["tagName"] for t in self.emu.list_private_key_tags()["privateKeyTags"]
+        }
+        assert tags == self.model.tags, "list_private_key_tags differs from the model"
+        assert self.activity_count() == before, "a query added an activity"
+
+    def _wallet_accounts(self, wallet_id: str) -> list[Json]:
+        """Every account of a wallet, page by page."""
+        out: list[Json] = []
+        while True:
+            options = {"limit": "100"}
+            if out:
+                options["after"] = out[-1]["walletAccountId"]
+            page = self.emu.list_wallet_accounts(wallet_id=wallet_id, pagination_options=options)
+            out.extend(page["accounts"])
+            if len(page["accounts"]) < 100:
+                return out
+
+    @invariant()
+    def accounts_are_found(self) -> None:
+        before = self.activity_count()
+        for wallet_id, accounts in self.model.accounts.items():
+            listed = self._wallet_accounts(wallet_id)
+            assert [a["address"] for a in listed] == [a.address for a in accounts], wallet_id
+            for account in accounts:
+                found = self.emu.get_wallet_account(wallet_id=wallet_id, address=account.address)
+                assert found["account"]["address"] == account.address
+                assert found["account"]["publicKey"] == account.public_key
+        assert self.activity_count() == before, "a query added an activity"
+
+    @invariant()
+    def activity_count_is_one_per_success(self) -> None:
+        found = self.activity_count()
+        assert found == self._activities, f"{found} activities, {self._activities} expected"
