@@ -108,6 +108,22 @@ def test_fresh_option_gives_every_test_its_own_emulator(pytester: pytest.Pyteste
     result.assert_outcomes(passed=2)
 
 
+def test_isolation_holds_under_xdist(pytester: pytest.Pytester):
+    pytest.importorskip("xdist")
+    tests = "\n".join(
+        f"""
+def test_{index}(turnkey_emulator, turnkey_org):
+    assert turnkey_emulator.list_user_tags()["userTags"] == []
+    turnkey_emulator.create_user_tag(user_tag_name="t{index}", user_ids=[])
+    assert len(turnkey_emulator.list_user_tags()["userTags"]) == 1
+"""
+        for index in range(20)
+    )
+    pytester.makepyfile(tests)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2")
+    result.assert_outcomes(passed=20)
+
+
 def test_marker_is_registered(pytester: pytest.Pytester):
     result = pytester.runpytest("--markers")
     result.stdout.fnmatch_lines(["*turnkey(seed=None*"])
