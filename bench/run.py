@@ -13,7 +13,7 @@ median of many single-call timings taken with ``time.perf_counter`` after a
 warm-up.
 
     python bench/run.py            # full run (a few minutes)
-    python bench/run.py --quick    # fewer repetitions (about 10 s, plus the SDK import)
+    python bench/run.py --quick    # fewer repetitions (about 30 s, plus the SDK import)
     python bench/run.py --json     # one JSON object on stdout instead of the table
 
 Figures are from one machine and one run; treat small differences as noise.
@@ -341,7 +341,7 @@ def print_table(report: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
     parser.add_argument(
-        "--quick", action="store_true", help="fewer repetitions (about 10 s plus the SDK import)"
+        "--quick", action="store_true", help="fewer repetitions (about 30 s plus the SDK import)"
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead")
     args = parser.parse_args(argv)

@@ -78,6 +78,7 @@ class _Shared:
     emulator: Emulator
     org: OrganizationHandle
     baseline: Any  # a Snapshot: the fallback when a test replaced the state wholesale
+    checkpoint: Any  # every test rolls back to this one (so the journal does not grow)
 
 
 @pytest.fixture(scope="session")
@@ -86,7 +87,7 @@ def _turnkey_shared(request: pytest.FixtureRequest) -> _Shared:
 
     emulator = Emulator(**_options(request.config))
     org = emulator.create_organization(ORGANIZATION_NAME)
-    return _Shared(emulator, org, emulator.snapshot())
+    return _Shared(emulator, org, emulator.snapshot(), emulator.checkpoint())
 
 
 @dataclass
@@ -106,15 +107,15 @@ def _turnkey(request: pytest.FixtureRequest) -> Iterator[_TestEmulator]:
         return
     shared: _Shared = request.getfixturevalue("_turnkey_shared")
     emulator = shared.emulator
-    checkpoint = emulator.checkpoint()
     settings = copy.copy(emulator.settings)
     try:
         yield _TestEmulator(emulator, shared.org)
     finally:
         try:
-            emulator.rollback(checkpoint)
+            emulator.rollback(shared.checkpoint)
         except ValueError:  # the test reset or restored the state: back to the baseline
             emulator.restore(shared.baseline)
+            shared.checkpoint = emulator.checkpoint()
         emulator.settings.__dict__.update(settings.__dict__)
         _forget_observations(emulator)
 

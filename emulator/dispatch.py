@@ -60,6 +60,8 @@ def dispatch(world: World, request: Request) -> Json:
     with world.lock:
         started_ns = world.clock.now_ns()
         caller: Caller | None = None
+        response: Json | None = None
+        error: TurnkeyApiError | None = None
         try:
             if not isinstance(request.body, dict):
                 raise InvalidArgument(
@@ -78,35 +80,23 @@ def dispatch(world: World, request: Request) -> Json:
                 response = _submit(world, org, caller, request)
             else:
                 response = _query(world, org, caller, request)
-        except TurnkeyApiError as error:
-            world.calls.record(
-                time_ns=started_ns,
-                operation=op.name,
-                kind=op.kind,
-                request=request.body,
-                caller=caller,
-                error=error,
-            )
+            return response
+        except TurnkeyApiError as failure:
+            error = failure
             raise
         except Exception:  # a bug of ours: the wire answers 500, code 13
+            error = TurnkeyApiError(INTERNAL, "internal server error")
+            raise
+        finally:
             world.calls.record(
                 time_ns=started_ns,
                 operation=op.name,
                 kind=op.kind,
                 request=request.body,
                 caller=caller,
-                error=TurnkeyApiError(INTERNAL, "internal server error"),
+                response=response,
+                error=error,
             )
-            raise
-        world.calls.record(
-            time_ns=started_ns,
-            operation=op.name,
-            kind=op.kind,
-            request=request.body,
-            caller=caller,
-            response=response,
-        )
-        return response
 
 
 def target_organization(world: World, organization_id: object) -> Organization:

@@ -11,6 +11,7 @@ import pytest
 from emulator import TurnkeyApiError
 from emulator.crypto.api_keys import ApiKeyPair, generate_key_pair
 from emulator.crypto.stamps import sign_stamp
+from emulator.testing.digest import state_digest
 
 NIL_UUID = "00000000-0000-4000-8000-000000000000"
 
@@ -36,6 +37,17 @@ def api_key_params(
     return params
 
 
+_last_timestamp_ms = 0
+
+
+def next_timestamp_ms() -> int:
+    """Now in milliseconds, but never twice the same: two bodies built in one millisecond
+    with the same parameters would otherwise be one activity (the same fingerprint)."""
+    global _last_timestamp_ms
+    _last_timestamp_ms = max(int(time.time() * 1000), _last_timestamp_ms + 1)
+    return _last_timestamp_ms
+
+
 def activity_body(
     activity_type: str,
     organization_id: str,
@@ -45,7 +57,7 @@ def activity_body(
     return {
         "parameters": parameters,
         "organizationId": organization_id,
-        "timestampMs": str(timestamp_ms if timestamp_ms is not None else int(time.time() * 1000)),
+        "timestampMs": str(timestamp_ms if timestamp_ms is not None else next_timestamp_ms()),
         "type": activity_type,
     }
 
@@ -63,47 +75,6 @@ def encode(body: Any) -> bytes:
 
 def new_key(curve: str = "API_KEY_CURVE_P256") -> ApiKeyPair:
     return generate_key_pair(curve)
-
-
-def state_digest(emu) -> str:
-    """Everything observable about an emulator's state, as one string."""
-    from emulator import render
-
-    world = emu.world
-    store = world.store
-    orgs = {
-        org_id: {
-            "name": org.name,
-            "parent": org.parent_id,
-            "subs": org.sub_organization_ids,
-            "quorum": [org.root_quorum.threshold, org.root_quorum.user_ids],
-            "features": org.features,
-            "users": [render.user(u) for u in org.users.values()],
-            "tags": [render.tag(t) for t in org.user_tags.values()],
-            "activities": [render.activity(a, org, None) for a in org.activities.values()],
-            "wallets": [
-                [render.wallet(w), [render.wallet_account(a) for a in w.accounts.values()]]
-                for w in org.wallets.values()
-            ],
-            "private_keys": [render.private_key(k) for k in org.private_keys.values()],
-            "private_key_tags": [render.tag(t) for t in org.private_key_tags.values()],
-            "signers": {value: repr(ref) for value, ref in org.signers.items()},
-        }
-        for org_id, org in store.organizations.items()
-    }
-    indexes = {
-        "keys": {
-            key: [(o.organization_id, o.user_id, o.api_key_id) for o in owners]
-            for key, owners in store.api_keys_by_public_key.items()
-        },
-        "fingerprints": sorted(store.activities_by_fingerprint),
-        "activity_ids": sorted(store.activities_by_id),
-        "vault": [
-            {w: s.mnemonic for w, s in store.vault.wallets.items()},
-            {k: v.hex() for k, v in store.vault.private_keys.items()},
-        ],
-    }
-    return json.dumps([orgs, indexes, repr(world.ids.getstate())], sort_keys=True, default=str)
 
 
 BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"

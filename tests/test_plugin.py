@@ -108,6 +108,26 @@ def test_fresh_option_gives_every_test_its_own_emulator(pytester: pytest.Pyteste
     result.assert_outcomes(passed=2)
 
 
+def test_the_journal_does_not_grow_from_test_to_test(pytester: pytest.Pytester):
+    pytester.makepyfile(
+        """
+        import pytest
+
+        LENGTHS = []
+
+        @pytest.mark.parametrize("index", range(30))
+        def test_some_change(turnkey_emulator, turnkey_org, index):
+            turnkey_emulator.create_user_tag(user_tag_name="t", user_ids=[])
+            LENGTHS.append(len(turnkey_emulator.world.journal))
+
+        def test_zz_bounded():
+            assert len(set(LENGTHS)) == 1
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly")
+    result.assert_outcomes(passed=31)
+
+
 def test_isolation_holds_under_xdist(pytester: pytest.Pytester):
     pytest.importorskip("xdist")
     tests = "\n".join(

@@ -3,7 +3,8 @@
 Turnkey's docs (features/networks/bitcoin.mdx, "Schnorr signatures and tweaks"): pass a
 taproot (P2TR) address as ``signWith`` and the signer switches to Schnorr and applies the
 BIP341 tweak. Signatures are checked here with a small pure-Python BIP340 verifier (not
-libsecp256k1, which signs) against the output key read from the address itself.
+libsecp256k1, which signs: ``emulator.testing.bip340``) against the output key read from the
+address itself.
 """
 
 from __future__ import annotations
@@ -16,66 +17,12 @@ from eth_keys import keys as eth_keys
 
 from emulator import Emulator, TurnkeyApiError
 from emulator.accounts import account_spec
+from emulator.testing.bip340 import verify as bip340_verify
 
 ABANDON = "abandon " * 11 + "about"
 # BIP-0086 test vector: abandon…about at m/86'/0'/0'/0/0 (bitcoin/bips bip-0086.mediawiki)
 BIP86_ADDRESS = "bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr"
 HEX, NO_OP, SHA256 = "PAYLOAD_ENCODING_HEXADECIMAL", "HASH_FUNCTION_NO_OP", "HASH_FUNCTION_SHA256"
-
-# --- a reference BIP340 verifier (affine arithmetic; slow, independent) ------------------
-
-_P = 2**256 - 2**32 - 977
-_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
-_G = (
-    0x79BE667EF9DCBBAC55A06295CE870B07029BFCDB2DCE28D959F2815B16F81798,
-    0x483ADA7726A3C4655DA4FBFC0E1108A8FD17B448A68554199C47D08FFB10D4B8,
-)
-
-
-def _add(a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    if a[0] == b[0] and (a[1] + b[1]) % _P == 0:
-        return None
-    if a == b:
-        lam = 3 * a[0] * a[0] * pow(2 * a[1], -1, _P) % _P
-    else:
-        lam = (b[1] - a[1]) * pow(b[0] - a[0], -1, _P) % _P
-    x = (lam * lam - a[0] - b[0]) % _P
-    return x, (lam * (a[0] - x) - a[1]) % _P
-
-
-def _mul(point, k):
-    out = None
-    while k:
-        if k & 1:
-            out = _add(out, point)
-        point, k = _add(point, point), k >> 1
-    return out
-
-
-def _lift_x(x: int):
-    y = pow((x**3 + 7) % _P, (_P + 1) // 4, _P)
-    if (y * y - x**3 - 7) % _P:
-        return None
-    return x, y if y % 2 == 0 else _P - y
-
-
-def _tagged(tag: str, data: bytes) -> bytes:
-    t = hashlib.sha256(tag.encode()).digest()
-    return hashlib.sha256(t + t + data).digest()
-
-
-def bip340_verify(x_only: bytes, message: bytes, signature: bytes) -> bool:
-    point = _lift_x(int.from_bytes(x_only, "big"))
-    r, s = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big")
-    if point is None or r >= _P or s >= _N:
-        return False
-    e = int.from_bytes(_tagged("BIP0340/challenge", signature[:32] + x_only + message), "big")
-    R = _add(_mul(_G, s), _mul(point, _N - e % _N))
-    return R is not None and R[1] % 2 == 0 and R[0] == r
 
 
 def output_key(address: str) -> bytes:

@@ -72,10 +72,12 @@ from hypothesis.stateful import (
     rule,
 )
 
-from .. import render
 from ..api import Emulator, OrganizationHandle
+from ..crypto.curves import P256_ORDER, SECP256K1_ORDER
 from ..errors import TurnkeyApiError
+from . import bip340
 from . import strategies as ts
+from .digest import state_digest
 
 __all__ = [
     "Account",
@@ -99,121 +101,7 @@ CREATE_USERS_TYPES = ("ACTIVITY_TYPE_CREATE_USERS_V3", "ACTIVITY_TYPE_CREATE_USE
 # --- the digest of a state --------------------------------------------------------------
 
 
-def state_digest(emu: Emulator) -> str:
-    """Everything observable about an emulator's state, as one string (secrets hashed).
-
-    Two equal digests mean no record, index, activity or id stream changed in between.
-    """
-    world = emu.world
-    store = world.store
-    orgs = {
-        org_id: {
-            "name": org.name,
-            "parent": org.parent_id,
-            "subs": list(org.sub_organization_ids),
-            "quorum": [org.root_quorum.threshold, list(org.root_quorum.user_ids)],
-            "features": org.features,
-            "users": [render.user(u) for u in org.users.values()],
-            "user_tags": [render.tag(t) for t in org.user_tags.values()],
-            "activities": [render.activity(a, org, None) for a in org.activities.values()],
-            "wallets": [
-                [render.wallet(w), [render.wallet_account(a) for a in w.accounts.values()]]
-                for w in org.wallets.values()
-            ],
-            "private_keys": [render.private_key(k) for k in org.private_keys.values()],
-            "private_key_tags": [render.tag(t) for t in org.private_key_tags.values()],
-            "signers": {value: repr(ref) for value, ref in org.signers.items()},
-        }
-        for org_id, org in store.organizations.items()
-    }
-
-    def hashed(secret: str | bytes) -> str:
-        data = secret.encode() if isinstance(secret, str) else bytes(secret)
-        return hashlib.sha256(data).hexdigest()
-
-    indexes = {
-        "api_keys": {
-            key: [(o.organization_id, o.user_id, o.api_key_id) for o in owners]
-            for key, owners in store.api_keys_by_public_key.items()
-        },
-        "fingerprints": sorted(store.activities_by_fingerprint),
-        "activity_ids": sorted(store.activities_by_id),
-        "vault": [
-            {w: hashed(s.mnemonic) for w, s in store.vault.wallets.items()},
-            {k: hashed(v) for k, v in store.vault.private_keys.items()},
-        ],
-    }
-    return json.dumps([orgs, indexes, repr(world.ids.getstate())], sort_keys=True, default=str)
-
-
 # --- checking signatures with other libraries --------------------------------------------
-
-_P = 2**256 - 2**32 - 977
-_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
-_G = (
-    0x79BE667EF9DCBBAC55A06295CE870B07029BFCDB2DCE28D959F2815B16F81798,
-    0x483ADA7726A3C4655DA4FBFC0E1108A8FD17B448A68554199C47D08FFB10D4B8,
-)
-_P256_N = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
-
-
-def _add(a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    if a[0] == b[0] and (a[1] + b[1]) % _P == 0:
-        return None
-    if a == b:
-        slope = 3 * a[0] * a[0] * pow(2 * a[1], -1, _P) % _P
-    else:
-        slope = (b[1] - a[1]) * pow(b[0] - a[0], -1, _P) % _P
-    x = (slope * slope - a[0] - b[0]) % _P
-    return x, (slope * (a[0] - x) - a[1]) % _P
-
-
-def _mul(point, k: int):
-    out = None
-    while k:
-        if k & 1:
-            out = _add(out, point)
-        point, k = _add(point, point), k >> 1
-    return out
-
-
-def _lift_x(x: int):
-    if x >= _P:
-        return None
-    c = (pow(x, 3, _P) + 7) % _P
-    y = pow(c, (_P + 1) // 4, _P)
-    if y * y % _P != c:
-        return None
-    return x, y if y % 2 == 0 else _P - y
-
-
-def _tagged_hash(tag: str, data: bytes) -> bytes:
-    t = hashlib.sha256(tag.encode()).digest()
-    return hashlib.sha256(t + t + data).digest()
-
-
-def _bip86_output_key(internal_key: bytes) -> bytes:
-    """BIP86: Q = lift_x(P.x) + tagged_hash("TapTweak", P.x)·G, as 32 bytes of Q.x."""
-    x = internal_key[-32:]
-    tweak = int.from_bytes(_tagged_hash("TapTweak", x), "big")
-    point = _add(_lift_x(int.from_bytes(x, "big")), _mul(_G, tweak))
-    assert point is not None
-    return point[0].to_bytes(32, "big")
-
-
-def _bip340_verify(public_x: bytes, message: bytes, signature: bytes) -> bool:
-    point = _lift_x(int.from_bytes(public_x, "big"))
-    r, s = int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big")
-    if point is None or r >= _P or s >= _N:
-        return False
-    challenge = _tagged_hash("BIP0340/challenge", signature[:32] + public_x + message)
-    e = int.from_bytes(challenge, "big") % _N
-    nonce = _add(_mul(_G, s), _mul(point, _N - e))
-    return nonce is not None and nonce[1] % 2 == 0 and nonce[0] == r
 
 
 def _keccak(data: bytes) -> bytes:
@@ -272,13 +160,13 @@ def check_signature(
 
         hrp = taproot_address.rsplit("1", 1)[0]
         version, program = SegwitBech32Decoder.Decode(hrp, taproot_address)
-        assert version == 1 and bytes(program) == _bip86_output_key(key), taproot_address
+        assert version == 1 and bytes(program) == bip340.bip86_output_key(key), taproot_address
         assert v == "00", signature
-        assert _bip340_verify(bytes(program), message, raw), "BIP340 signature does not verify"
+        assert bip340.verify(bytes(program), message, raw), "BIP340 signature does not verify"
     elif curve == ts.SECP256K1:
         from eth_keys import keys
 
-        assert int(s, 16) <= _N // 2, "high S"
+        assert int(s, 16) <= SECP256K1_ORDER // 2, "high S"
         recovered = keys.Signature(vrs=(int(v, 16), int(r, 16), int(s, 16)))
         signer = recovered.recover_public_key_from_msg_hash(message)
         assert signer.to_compressed_bytes() == key, "secp256k1 signature recovers another key"
@@ -290,7 +178,7 @@ def check_signature(
             encode_dss_signature,
         )
 
-        assert int(s, 16) <= _P256_N // 2, "high S"
+        assert int(s, 16) <= P256_ORDER // 2, "high S"
         point = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), key)
         der = encode_dss_signature(int(r, 16), int(s, 16))
         point.verify(der, message, ec.ECDSA(Prehashed(hashes.SHA256())))

@@ -1,0 +1,63 @@
+"""One string for everything observable in an emulator's state (secrets hashed).
+
+Two equal digests mean no record, index, activity or id stream changed in
+between: the check that a failed request changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TYPE_CHECKING
+
+from .. import render
+
+if TYPE_CHECKING:
+    from ..api import Emulator
+
+
+def state_digest(emu: Emulator) -> str:
+    """Everything observable about an emulator's state, as one string (secrets hashed).
+
+    Two equal digests mean no record, index, activity or id stream changed in between.
+    """
+    world = emu.world
+    store = world.store
+    orgs = {
+        org_id: {
+            "name": org.name,
+            "parent": org.parent_id,
+            "subs": list(org.sub_organization_ids),
+            "quorum": [org.root_quorum.threshold, list(org.root_quorum.user_ids)],
+            "features": org.features,
+            "users": [render.user(u) for u in org.users.values()],
+            "user_tags": [render.tag(t) for t in org.user_tags.values()],
+            "activities": [render.activity(a, org, None) for a in org.activities.values()],
+            "wallets": [
+                [render.wallet(w), [render.wallet_account(a) for a in w.accounts.values()]]
+                for w in org.wallets.values()
+            ],
+            "private_keys": [render.private_key(k) for k in org.private_keys.values()],
+            "private_key_tags": [render.tag(t) for t in org.private_key_tags.values()],
+            "signers": {value: repr(ref) for value, ref in org.signers.items()},
+        }
+        for org_id, org in store.organizations.items()
+    }
+
+    def hashed(secret: str | bytes) -> str:
+        data = secret.encode() if isinstance(secret, str) else bytes(secret)
+        return hashlib.sha256(data).hexdigest()
+
+    indexes = {
+        "api_keys": {
+            key: [(o.organization_id, o.user_id, o.api_key_id) for o in owners]
+            for key, owners in store.api_keys_by_public_key.items()
+        },
+        "fingerprints": sorted(store.activities_by_fingerprint),
+        "activity_ids": sorted(store.activities_by_id),
+        "vault": [
+            {w: hashed(s.mnemonic) for w, s in store.vault.wallets.items()},
+            {k: hashed(v) for k, v in store.vault.private_keys.items()},
+        ],
+    }
+    return json.dumps([orgs, indexes, repr(world.ids.getstate())], sort_keys=True, default=str)
