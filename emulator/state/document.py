@@ -452,7 +452,7 @@ class _Plain(_Codec):
     """Any JSON value (intents, results, failures): copied, never shared."""
 
     def encode(self, value: Any, ctx: _Context | None) -> Any:
-        return _plain(value, "")
+        return _copied(value)  # the emulator's own values: JSON already, no checks needed
 
     def decode(self, data: Any, where: str) -> Any:
         return _plain(data, where)
@@ -604,6 +604,15 @@ def _codec(hint: Any) -> _Codec:
     elif hint in (str, int, float, bool):
         return _Scalar(hint)
     raise TypeError(f"state document: no JSON form for fields of type {hint!r}")
+
+
+def _copied(value: Any) -> Any:
+    """A deep copy of a JSON value (tuples become lists), without the checks of ``_plain``."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_copied(item) for item in value]
+    return value
 
 
 def _plain(value: Any, where: str) -> Any:
