@@ -372,3 +372,26 @@ def test_yaml_example_matches_the_json_one():
         emu.clock.freeze(1_700_000_000_000)
     assert one.seed(SEEDS / "basic.yaml") == two.seed(SEEDS / "basic.json")
     assert state_digest(one) == state_digest(two)
+
+
+def test_secrets_of_a_seed_file_stay_out_of_reprs():
+    mnemonic = "abandon " * 11 + "about"
+    private_key = "11" * 32
+    spec = {
+        "organizations": [
+            {
+                "name": "Acme",
+                "wallets": [{"name": "hot", "mnemonic": mnemonic, "accounts": []}],
+                "privateKeys": [
+                    {"name": "k", "curve": "CURVE_SECP256K1", "privateKey": private_key}
+                ],
+            }
+        ]
+    }
+    from emulator.state import seedfile
+
+    emu = Emulator()
+    result = emu.seed(spec)
+    plans = repr(seedfile.parse(spec))  # what a traceback through the parser would show
+    for text in (repr(result), repr(emu), plans):
+        assert "abandon" not in text and private_key not in text

@@ -214,7 +214,7 @@ class _Key:
     name: str
     curve: str
     public_key: str | None
-    private_key: str | None
+    private_key: str | None = field(repr=False)  # secrets stay out of reprs and tracebacks
     expiration: str | None
 
 
@@ -232,7 +232,7 @@ class _User:
 class _Wallet:
     where: str
     name: str
-    mnemonic: str | None
+    mnemonic: str | None = field(repr=False)
     mnemonic_length: int | None
     accounts: list[Json]
     imported: bool
@@ -243,7 +243,7 @@ class _PrivateKey:
     where: str
     name: str
     curve: str
-    private_key: str | None
+    private_key: str | None = field(repr=False)
     address_formats: list[str]
     tags: list[str]
     imported: bool
