@@ -32,21 +32,19 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import types
-import typing
 from collections import Counter
-from dataclasses import MISSING, dataclass, fields, is_dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
-from ..codec import camel
 from ..crypto import hd
 from ..crypto.api_keys import ApiKeyPair
 from ..ids import IdSource
-from ..models import Organization, SignerRef, User, Vote
+from ..models import Organization, SignerRef
 from ..store import KeyOwner, Store
 from ..vault import WalletSecret
 from ..world import Settings, World
+from .records import CURRENT, Context, DocumentError, is_int, json_list, json_object, record
 
 FORMAT = "turnkey-emulator-state"
 VERSION = 1
@@ -58,10 +56,6 @@ WARNING = (
 )
 
 Json = dict[str, Any]
-
-
-class DocumentError(ValueError):
-    """A state document that cannot be loaded; the message names the bad place."""
 
 
 @dataclass
@@ -90,7 +84,7 @@ def dump(world: World, facade_state: dict[str, Any]) -> Json:
         organizations = []
         signer_order: dict[str, Json] = {}
         for org in store.organizations.values():
-            organizations.append(_ORGANIZATION.encode(org, _Context(org)))
+            organizations.append(_ORGANIZATION.encode(org, Context(org)))
             hints = _order_hints(
                 f" of organization {org.organization_id}", org.signers, _signers_of(org), "signer"
             )
@@ -212,21 +206,21 @@ def load(document: Any) -> Loaded:
     if unknown:
         raise DocumentError(f"unknown top-level field {unknown[0]!r}")
     store = Store()
-    for index, data in enumerate(_list(document.get("organizations", []), "organizations")):
+    for index, data in enumerate(json_list(document.get("organizations", []), "organizations")):
         org = _ORGANIZATION.decode(data, f"organizations[{index}]")
         if org.organization_id in store.organizations:
             raise DocumentError(f"organizations[{index}]: duplicate id {org.organization_id}")
         _bind_voters(org, f"organizations[{index}]")
         store.organizations[org.organization_id] = org
     _check_links(store)
-    _load_vault(store, _object(document.get("vault"), "vault"))
-    _rebuild_indexes(store, _object(document.get("indexOrder", {}), "indexOrder"))
+    _load_vault(store, json_object(document.get("vault"), "vault"))
+    _rebuild_indexes(store, json_object(document.get("indexOrder", {}), "indexOrder"))
     return Loaded(
         store=store,
-        ids=_load_ids(_object(document.get("ids"), "ids")),
-        clock=_load_clock(_object(document.get("clock"), "clock")),
+        ids=_load_ids(json_object(document.get("ids"), "ids")),
+        clock=_load_clock(json_object(document.get("clock"), "clock")),
         settings=_SETTINGS.decode(document.get("settings", {}), "settings"),
-        facade=_load_facade(_object(document.get("facade"), "facade"), store),
+        facade=_load_facade(json_object(document.get("facade"), "facade"), store),
     )
 
 
@@ -239,16 +233,16 @@ def _load_ids(data: Json) -> IdSource:
 
 def _load_clock(data: Json) -> tuple[int, int | None]:
     offset, frozen = data.get("offsetNs", 0), data.get("frozenNs")
-    if not _is_int(offset) or not (frozen is None or _is_int(frozen)):
+    if not is_int(offset) or not (frozen is None or is_int(frozen)):
         raise DocumentError("clock: offsetNs and frozenNs are integer nanoseconds")
     return offset, frozen
 
 
 def _load_facade(data: Json, store: Store) -> dict[str, Any]:
     callers: dict[str, ApiKeyPair] = {}
-    for index, entry in enumerate(_list(data.get("callers", []), "facade.callers")):
+    for index, entry in enumerate(json_list(data.get("callers", []), "facade.callers")):
         where = f"facade.callers[{index}]"
-        entry = _object(entry, where)
+        entry = json_object(entry, where)
         org_id = entry.get("organizationId")
         if org_id not in store.organizations:
             raise DocumentError(f"{where}: no organization {org_id!r}")
@@ -260,7 +254,7 @@ def _load_facade(data: Json, store: Store) -> dict[str, Any]:
     if first is not None and first not in store.organizations:
         raise DocumentError(f"facade.firstOrganizationId: no organization {first!r}")
     seed, last = data.get("seed"), data.get("lastTimestampMs", 0)
-    if not (seed is None or _is_int(seed)) or not _is_int(last):
+    if not (seed is None or is_int(seed)) or not is_int(last):
         raise DocumentError("facade: seed and lastTimestampMs are integers")
     return {"callers": callers, "first_org_id": first, "seed": seed, "last_timestamp_ms": last}
 
@@ -269,7 +263,7 @@ def _bind_voters(org: Organization, where: str) -> None:
     """A vote whose voter is still a member points at that member's record, as live."""
     for activity in org.activities.values():
         for vote in activity.votes:
-            if vote.voter is _CURRENT:
+            if vote.voter is CURRENT:
                 user = org.users.get(vote.user_id)
                 if user is None:
                     raise DocumentError(
@@ -299,8 +293,8 @@ def _check_links(store: Store) -> None:
 
 
 def _load_vault(store: Store, data: Json) -> None:
-    wallets = _object(data.get("wallets", {}), "vault.wallets")
-    keys = _object(data.get("privateKeys", {}), "vault.privateKeys")
+    wallets = json_object(data.get("wallets", {}), "vault.wallets")
+    keys = json_object(data.get("privateKeys", {}), "vault.privateKeys")
     wallet_ids = [w for org in store.organizations.values() for w in org.wallets]
     key_ids = [k for org in store.organizations.values() for k in org.private_keys]
     for wallet_id in wallet_ids:
@@ -373,13 +367,13 @@ def _order_hints(where: str, live: dict, rebuilt: dict, what: str) -> dict[str, 
 
 
 def _rebuild_indexes(store: Store, order: Json) -> None:
-    key_order = _object(order.get("apiKeyOwners", {}), "indexOrder.apiKeyOwners")
-    signer_order = _object(order.get("signers", {}), "indexOrder.signers")
+    key_order = json_object(order.get("apiKeyOwners", {}), "indexOrder.apiKeyOwners")
+    signer_order = json_object(order.get("signers", {}), "indexOrder.signers")
     owners = _key_owners_of(store)
     for key, listed in key_order.items():
         where = f"indexOrder.apiKeyOwners[{key!r}]"
         try:
-            wanted = tuple(KeyOwner(*entry) for entry in _list(listed, where))
+            wanted = tuple(KeyOwner(*entry) for entry in json_list(listed, where))
         except TypeError:
             raise DocumentError(
                 f"{where}: entries are [organizationId, userId, apiKeyId]"
@@ -395,11 +389,11 @@ def _rebuild_indexes(store: Store, order: Json) -> None:
         org = store.organizations.get(org_id)
         if org is None:
             raise DocumentError(f"indexOrder.signers: no organization {org_id!r}")
-        for value, listed in _object(values, f"indexOrder.signers[{org_id!r}]").items():
+        for value, listed in json_object(values, f"indexOrder.signers[{org_id!r}]").items():
             where = f"indexOrder.signers[{org_id!r}][{value!r}]"
             wanted = tuple(
                 _SIGNER_REF.decode(ref, f"{where}[{i}]")
-                for i, ref in enumerate(_list(listed, where))
+                for i, ref in enumerate(json_list(listed, where))
             )
             org.signers[value] = _reordered(org.signers.get(value, ()), wanted, where)
 
@@ -410,251 +404,6 @@ def _reordered(rebuilt: tuple, wanted: tuple, where: str) -> tuple:
     return wanted
 
 
-# ----- records <-> JSON, driven by the dataclasses' field types ---------------------------
-
-_CURRENT = object()  # a vote's voter is the organization's live record of that user
-
-
-class _Context:
-    __slots__ = ("org",)
-
-    def __init__(self, org: Organization | None) -> None:
-        self.org = org
-
-
-class _Codec:
-    def encode(self, value: Any, ctx: _Context | None) -> Any:
-        raise NotImplementedError
-
-    def decode(self, data: Any, where: str) -> Any:
-        raise NotImplementedError
-
-
-class _Scalar(_Codec):
-    def __init__(self, kind: type) -> None:
-        self.kind = kind
-
-    def encode(self, value: Any, ctx: _Context | None) -> Any:
-        return value
-
-    def decode(self, data: Any, where: str) -> Any:
-        kind = self.kind
-        if kind is float and _is_number(data):
-            return float(data)
-        if kind is int and _is_int(data):
-            return data
-        if kind in (str, bool) and isinstance(data, kind):
-            return data
-        raise DocumentError(f"{where}: expected {kind.__name__}, got {_json_type(data)}")
-
-
-class _Plain(_Codec):
-    """Any JSON value (intents, results, failures): copied, never shared."""
-
-    def encode(self, value: Any, ctx: _Context | None) -> Any:
-        return _copied(value)  # the emulator's own values: JSON already, no checks needed
-
-    def decode(self, data: Any, where: str) -> Any:
-        return _plain(data, where)
-
-
-class _Optional(_Codec):
-    def __init__(self, inner: _Codec) -> None:
-        self.inner = inner
-
-    def encode(self, value: Any, ctx: _Context | None) -> Any:
-        return None if value is None else self.inner.encode(value, ctx)
-
-    def decode(self, data: Any, where: str) -> Any:
-        return None if data is None else self.inner.decode(data, where)
-
-
-class _List(_Codec):
-    def __init__(self, inner: _Codec, make: type = list) -> None:
-        self.inner, self.make = inner, make
-
-    def encode(self, value: Any, ctx: _Context | None) -> Any:
-        return [self.inner.encode(item, ctx) for item in value]
-
-    def decode(self, data: Any, where: str) -> Any:
-        items = _list(data, where)
-        return self.make(self.inner.decode(item, f"{where}[{i}]") for i, item in enumerate(items))
-
-
-class _Mapping(_Codec):
-    def __init__(self, inner: _Codec) -> None:
-        self.inner = inner
-
-    def encode(self, value: Any, ctx: _Context | None) -> Any:
-        return {key: self.inner.encode(item, ctx) for key, item in value.items()}
-
-    def decode(self, data: Any, where: str) -> Any:
-        items = _object(data, where)
-        return {key: self.inner.decode(item, f"{where}.{key}") for key, item in items.items()}
-
-
-class _Keyed(_Codec):
-    """``dict[id, Record]`` as a list of records, each keyed by its first field (its id)."""
-
-    def __init__(self, record: _Record) -> None:
-        self.record = record
-
-    def encode(self, value: Any, ctx: _Context | None) -> Any:
-        out = []
-        for key, item in value.items():
-            if getattr(item, self.record.id_field) != key:
-                raise RuntimeError(f"{type(item).__name__} {key} is stored under another id")
-            out.append(self.record.encode(item, ctx))
-        return out
-
-    def decode(self, data: Any, where: str) -> Any:
-        out: dict[str, Any] = {}
-        for i, item in enumerate(_list(data, where)):
-            record = self.record.decode(item, f"{where}[{i}]")
-            key = getattr(record, self.record.id_field)
-            if key in out:
-                raise DocumentError(f"{where}[{i}]: duplicate id {key}")
-            out[key] = record
-        return out
-
-
-class _Voter(_Codec):
-    """``Vote.voter``: ``"current"`` while the voter is a member, else their last record."""
-
-    def encode(self, value: Any, ctx: _Context | None) -> Any:
-        if value is None:
-            return None
-        if ctx is not None and ctx.org is not None and ctx.org.users.get(value.user_id) is value:
-            return "current"
-        return _record(User).encode(value, ctx)
-
-    def decode(self, data: Any, where: str) -> Any:
-        if data is None:
-            return None
-        if data == "current":
-            return _CURRENT
-        return _record(User).decode(data, where)
-
-
-class _Record(_Codec):
-    def __init__(self, cls: type) -> None:
-        self.cls = cls
-        self.id_field = fields(cls)[0].name
-        self.fields: list[tuple[str, str, _Codec, bool]] = []  # name, json name, codec, required
-
-    def build(self) -> None:
-        hints = typing.get_type_hints(self.cls)
-        for f in fields(self.cls):
-            if (self.cls, f.name) in _SKIPPED:
-                continue
-            codec = _SPECIAL.get((self.cls, f.name)) or _codec(hints[f.name])
-            required = f.default is MISSING and f.default_factory is MISSING
-            self.fields.append((f.name, camel(f.name), codec, required))
-
-    def encode(self, value: Any, ctx: _Context | None) -> Any:
-        return {key: codec.encode(getattr(value, name), ctx) for name, key, codec, _ in self.fields}
-
-    def decode(self, data: Any, where: str) -> Any:
-        data = _object(data, where)
-        kwargs = {}
-        for name, key, codec, required in self.fields:
-            if key in data:
-                kwargs[name] = codec.decode(data[key], f"{where}.{key}")
-            elif required:
-                raise DocumentError(f"{where}: missing field {key!r}")
-        if len(kwargs) != len(data):
-            known = {key for _, key, _, _ in self.fields}
-            extra = sorted(set(data) - known)
-            raise DocumentError(f"{where}: unknown field {extra[0]!r}")
-        return self.cls(**kwargs)
-
-
-# Fields not saved as they are: rebuilt from the records, or saved another way.
-_SKIPPED = {(Organization, "signers")}  # rebuilt from the wallets and private keys
-_SPECIAL: dict[tuple[type, str], _Codec] = {(Vote, "voter"): _Voter()}
-_RECORDS: dict[type, _Record] = {}
-
-
-def _record(cls: type) -> _Record:
-    record = _RECORDS.get(cls)
-    if record is None:
-        record = _RECORDS[cls] = _Record(cls)
-        record.build()
-    return record
-
-
-def _codec(hint: Any) -> _Codec:
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if hint is Any:
-        return _Plain()
-    if origin in (Union, types.UnionType):
-        others = [a for a in args if a is not type(None)]
-        if len(others) == 1 and len(args) == 2:
-            return _Optional(_codec(others[0]))
-    elif is_dataclass(hint):
-        return _record(hint)  # type: ignore[arg-type]
-    elif origin is dict and args[0] is str:
-        if is_dataclass(args[1]):
-            return _Keyed(_record(args[1]))
-        return _Mapping(_codec(args[1]))
-    elif origin is list:
-        return _List(_codec(args[0]))
-    elif origin is tuple and len(args) == 2 and args[1] is Ellipsis:
-        return _List(_codec(args[0]), tuple)
-    elif hint in (str, int, float, bool):
-        return _Scalar(hint)
-    raise TypeError(f"state document: no JSON form for fields of type {hint!r}")
-
-
-def _copied(value: Any) -> Any:
-    """A deep copy of a JSON value (tuples become lists), without the checks of ``_plain``."""
-    if isinstance(value, dict):
-        return {key: _copied(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_copied(item) for item in value]
-    return value
-
-
-def _plain(value: Any, where: str) -> Any:
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise DocumentError(f"{where}: object keys are strings")
-            out[key] = _plain(item, f"{where}.{key}")
-        return out
-    if isinstance(value, list | tuple):
-        return [_plain(item, f"{where}[{i}]") for i, item in enumerate(value)]
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    raise DocumentError(f"{where or 'value'}: {type(value).__name__} is not JSON")
-
-
-def _object(data: Any, where: str) -> Json:
-    if not isinstance(data, dict):
-        raise DocumentError(f"{where}: expected an object, got {_json_type(data)}")
-    return data
-
-
-def _list(data: Any, where: str) -> list:
-    if not isinstance(data, list):
-        raise DocumentError(f"{where}: expected an array, got {_json_type(data)}")
-    return data
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _json_type(value: Any) -> str:
-    names = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
-    return names.get(type(value), "number" if _is_number(value) else type(value).__name__)
-
-
-_ORGANIZATION = _record(Organization)
-_SIGNER_REF = _record(SignerRef)
-_SETTINGS = _record(Settings)
+_ORGANIZATION = record(Organization)
+_SIGNER_REF = record(SignerRef)
+_SETTINGS = record(Settings)
