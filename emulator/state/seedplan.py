@@ -1,0 +1,424 @@
+"""Seed files read and checked: every check that needs no emulator, before anything is made.
+
+``parse`` turns a seed mapping into plans (``OrganizationPlan`` and the plans of
+its users, wallets, private keys); ``seedfile.apply`` then creates them. A bad
+entry is a ``SeedError`` naming it (``organizations[0] ('Acme').users[1]``). Plans
+keep mnemonics and private keys out of their reprs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..accounts import account_spec
+from ..codec import camel
+from ..crypto import hd
+from ..crypto.api_keys import P256, key_pair_from_private
+from ..crypto.curves import CURVES
+from ..enums import API_KEY_CURVES
+
+if TYPE_CHECKING:
+    pass
+
+
+SEED_FORMAT = "turnkey-emulator-seed"
+SEED_VERSION = 1
+ROOT_API_KEY_NAME = "Root API key"  # what bootstrap_organization names the root key
+DEFAULT_ROOT_USER = "Root User"
+
+Json = dict[str, Any]
+
+
+class SeedError(ValueError):
+    """A seed file that cannot be applied; ``where`` names the bad entry."""
+
+    def __init__(self, where: str, problem: str) -> None:
+        super().__init__(f"{where}: {problem}" if where else problem)
+        self.where = where
+        self.problem = problem
+
+
+# ----- parsing: every check that needs no emulator, before anything is created ---------------
+
+
+@dataclass
+class KeyPlan:
+    where: str
+    name: str
+    curve: str
+    public_key: str | None
+    private_key: str | None = field(repr=False)  # secrets stay out of reprs and tracebacks
+    expiration: str | None
+
+
+@dataclass
+class UserPlan:
+    where: str
+    name: str
+    email: str | None
+    phone: str | None
+    tags: list[str]
+    api_keys: list[KeyPlan]
+
+
+@dataclass
+class WalletPlan:
+    where: str
+    name: str
+    mnemonic: str | None = field(repr=False)
+    mnemonic_length: int | None
+    accounts: list[Json]
+    imported: bool
+
+
+@dataclass
+class PrivateKeyPlan:
+    where: str
+    name: str
+    curve: str
+    private_key: str | None = field(repr=False)
+    address_formats: list[str]
+    tags: list[str]
+    imported: bool
+
+
+@dataclass
+class OrganizationPlan:
+    where: str
+    name: str
+    root_user: str
+    root_email: str | None
+    api_public_key: str | None
+    api_private_key: str | None
+    user_tags: list[str]
+    users: list[UserPlan]
+    private_key_tags: list[str]
+    wallets: list[WalletPlan]
+    private_keys: list[PrivateKeyPlan]
+    subs: list[OrganizationPlan]
+
+
+def parse(data: Mapping[str, Any]) -> list[OrganizationPlan]:
+    """The organizations ``data`` names, checked; raises ``SeedError`` naming the bad entry."""
+    top = _fields(data, "", {"format", "version", "description", "organizations"})
+    if top.get("format", SEED_FORMAT) != SEED_FORMAT:
+        raise SeedError("format", f"not a seed file: expected {SEED_FORMAT!r}")
+    if top.get("version", SEED_VERSION) != SEED_VERSION:
+        raise SeedError("version", f"seed file version {SEED_VERSION} is the only one known")
+    names: set[str] = set()
+    return [
+        _organization(entry, f"organizations[{i}]", names)
+        for i, entry in enumerate(_list(top.get("organizations", []), "organizations"))
+    ]
+
+
+def _organization(data: Any, where: str, names: set[str]) -> OrganizationPlan:
+    where = _labelled(data, where)
+    spec = _fields(
+        data,
+        where,
+        {
+            "name",
+            "rootUser",
+            "apiKey",
+            "users",
+            "userTags",
+            "wallets",
+            "privateKeys",
+            "privateKeyTags",
+            "policies",
+            "subOrganizations",
+        },
+        required=("name",),
+    )
+    name = _text(spec["name"], f"{where}.name")
+    if name in names:
+        raise SeedError(f"{where}.name", f"another organization is named {name!r}")
+    names.add(name)
+    if _list(spec.get("policies", []), f"{where}.policies"):
+        raise SeedError(
+            f"{where}.policies",
+            "policies are not supported yet: the policy engine is issue 6",
+        )
+    root = _fields(spec.get("rootUser", {}), f"{where}.rootUser", {"name", "email"})
+    root_user = _text(root.get("name", DEFAULT_ROOT_USER), f"{where}.rootUser.name")
+    root_email = _optional_text(root.get("email"), f"{where}.rootUser.email")
+    api_public, api_private = None, None
+    if "apiKey" in spec:
+        key = _api_key(spec["apiKey"], f"{where}.apiKey", ROOT_API_KEY_NAME)
+        if key.curve != P256:
+            raise SeedError(f"{where}.apiKey.curve", "an organization's root key is P-256")
+        if key.name != ROOT_API_KEY_NAME or key.expiration is not None:
+            raise SeedError(f"{where}.apiKey", "the root key takes no name or expirationSeconds")
+        api_public, api_private = key.public_key, key.private_key  # None, None: generated
+    user_tags = _names(spec.get("userTags", []), f"{where}.userTags")
+    key_tags = _names(spec.get("privateKeyTags", []), f"{where}.privateKeyTags")
+    users = [
+        _user(entry, f"{where}.users[{i}]", user_tags)
+        for i, entry in enumerate(_list(spec.get("users", []), f"{where}.users"))
+    ]
+    _unique([root_user, *(u.name for u in users)], f"{where}.users", "user")
+    wallets = [
+        _wallet(entry, f"{where}.wallets[{i}]")
+        for i, entry in enumerate(_list(spec.get("wallets", []), f"{where}.wallets"))
+    ]
+    _unique([w.name for w in wallets], f"{where}.wallets", "wallet")
+    keys = [
+        _private_key(entry, f"{where}.privateKeys[{i}]", key_tags)
+        for i, entry in enumerate(_list(spec.get("privateKeys", []), f"{where}.privateKeys"))
+    ]
+    _unique([k.name for k in keys], f"{where}.privateKeys", "private key")
+    subs = [
+        _organization(entry, f"{where}.subOrganizations[{i}]", names)
+        for i, entry in enumerate(
+            _list(spec.get("subOrganizations", []), f"{where}.subOrganizations")
+        )
+    ]
+    return OrganizationPlan(
+        where,
+        name,
+        root_user,
+        root_email,
+        api_public,
+        api_private,
+        user_tags,
+        users,
+        key_tags,
+        wallets,
+        keys,
+        subs,
+    )
+
+
+def _user(data: Any, where: str, tags: list[str]) -> UserPlan:
+    where = _labelled(data, where)
+    spec = _fields(
+        data, where, {"name", "email", "phone", "phoneNumber", "tags", "apiKeys"}, ("name",)
+    )
+    name = _text(spec["name"], f"{where}.name")
+    if "phone" in spec and "phoneNumber" in spec:
+        raise SeedError(where, "give phone or phoneNumber, not both")
+    user_tags = _references(spec.get("tags", []), f"{where}.tags", tags, "userTags")
+    keys = [
+        _api_key(entry, f"{where}.apiKeys[{i}]", f"API key {i + 1}")
+        for i, entry in enumerate(_list(spec.get("apiKeys", []), f"{where}.apiKeys"))
+    ]
+    _unique([k.name for k in keys], f"{where}.apiKeys", "API key")
+    return UserPlan(
+        where,
+        name,
+        _optional_text(spec.get("email"), f"{where}.email"),
+        _optional_text(spec.get("phone", spec.get("phoneNumber")), f"{where}.phone"),
+        user_tags,
+        keys,
+    )
+
+
+def _api_key(data: Any, where: str, default_name: str) -> KeyPlan:
+    if data == "generate":
+        return KeyPlan(where, default_name, P256, None, None, None)
+    spec = _fields(
+        data, where, {"name", "publicKey", "privateKey", "curve", "expirationSeconds", "generate"}
+    )
+    curve = spec.get("curve", P256)
+    if curve not in API_KEY_CURVES:
+        raise SeedError(f"{where}.curve", f"must be one of {', '.join(API_KEY_CURVES)}")
+    public = _optional_text(spec.get("publicKey"), f"{where}.publicKey")
+    private = _optional_text(spec.get("privateKey"), f"{where}.privateKey")
+    generate = spec.get("generate", False)
+    if not isinstance(generate, bool):
+        raise SeedError(f"{where}.generate", "must be true or false")
+    if generate and (public or private):
+        raise SeedError(where, "generate: true takes no publicKey or privateKey")
+    if not generate and public is None and private is None:
+        raise SeedError(where, 'give publicKey and/or privateKey (hex), or "generate": true')
+    if private is not None:
+        try:
+            pair = key_pair_from_private(private, curve)
+        except Exception:
+            raise SeedError(f"{where}.privateKey", f"not a {curve} private key (hex)") from None
+        if public is not None and public.lower() != pair.public_key:
+            raise SeedError(where, "publicKey is not the public key of privateKey")
+        public = pair.public_key
+    expiration = spec.get("expirationSeconds")
+    if expiration is not None:
+        if isinstance(expiration, bool) or not isinstance(expiration, int | str):
+            raise SeedError(f"{where}.expirationSeconds", "must be a number of seconds")
+        expiration = str(expiration)
+    name = _text(spec.get("name", default_name), f"{where}.name")
+    return KeyPlan(where, name, curve, public, private, expiration)
+
+
+def _wallet(data: Any, where: str) -> WalletPlan:
+    where = _labelled(data, where)
+    spec = _fields(
+        data, where, {"name", "mnemonic", "mnemonicLength", "accounts", "imported"}, ("name",)
+    )
+    name = _text(spec["name"], f"{where}.name")
+    mnemonic = _optional_text(spec.get("mnemonic"), f"{where}.mnemonic")
+    length = spec.get("mnemonicLength")
+    imported = spec.get("imported", mnemonic is not None)
+    if not isinstance(imported, bool):
+        raise SeedError(f"{where}.imported", "must be true or false")
+    if mnemonic is not None:
+        mnemonic = " ".join(mnemonic.split())
+        if not hd.is_valid_mnemonic(mnemonic):
+            raise SeedError(f"{where}.mnemonic", "not a valid BIP39 English mnemonic")
+        if length is not None:
+            raise SeedError(f"{where}.mnemonicLength", "only for a generated mnemonic")
+    elif "imported" in spec:
+        raise SeedError(f"{where}.imported", "only for a wallet of a given mnemonic")
+    if length is not None and (isinstance(length, bool) or not isinstance(length, int)):
+        raise SeedError(f"{where}.mnemonicLength", "must be a number of words")
+    accounts = [
+        _account(entry, f"{where}.accounts[{i}]")
+        for i, entry in enumerate(_list(spec.get("accounts", []), f"{where}.accounts"))
+    ]
+    return WalletPlan(where, name, mnemonic, length, accounts, imported)
+
+
+def _account(data: Any, where: str) -> Json:
+    if isinstance(data, str):
+        return _default_account(data, 0, where)
+    spec = _fields(
+        data, where, {"format", "index", "name", "curve", "pathFormat", "path", "addressFormat"}
+    )
+    if "format" in spec:
+        extra = sorted(set(spec) - {"format", "index", "name"})
+        if extra:
+            raise SeedError(where, f"{extra[0]!r} does not go with format (use addressFormat)")
+        index = spec.get("index", 0)
+        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+            raise SeedError(f"{where}.index", "must be a whole number from 0")
+        account = _default_account(_text(spec["format"], f"{where}.format"), index, where)
+    else:
+        if "index" in spec:
+            raise SeedError(f"{where}.index", "goes with format, not with a full account spec")
+        missing = [k for k in ("curve", "pathFormat", "path", "addressFormat") if k not in spec]
+        if missing:
+            raise SeedError(
+                where,
+                f"missing {missing[0]!r}: give an address format, {{format, index}}, or curve,"
+                " pathFormat, path and addressFormat",
+            )
+        account = {k: spec[k] for k in ("curve", "pathFormat", "path", "addressFormat")}
+    if "name" in spec:
+        account["name"] = _text(spec["name"], f"{where}.name")
+    return account
+
+
+def _default_account(address_format: str, index: int, where: str) -> Json:
+    try:
+        return account_spec(address_format, index)
+    except ValueError:
+        raise SeedError(
+            where,
+            f"no default path for {address_format!r}: give curve, pathFormat, path and"
+            " addressFormat",
+        ) from None
+
+
+def _private_key(data: Any, where: str, tags: list[str]) -> PrivateKeyPlan:
+    where = _labelled(data, where)
+    spec = _fields(
+        data,
+        where,
+        {"name", "curve", "privateKey", "addressFormats", "tags", "imported"},
+        ("name",),
+    )
+    name = _text(spec["name"], f"{where}.name")
+    curve = spec.get("curve", hd.SECP256K1)
+    if curve not in CURVES:
+        raise SeedError(f"{where}.curve", f"must be one of {', '.join(CURVES)}")
+    secret = _optional_text(spec.get("privateKey"), f"{where}.privateKey")
+    if secret is not None:
+        try:
+            value = bytes.fromhex(secret.removeprefix("0x"))
+            if len(value) != 32:
+                raise ValueError
+            hd.public_key(curve, value)
+        except Exception:
+            raise SeedError(
+                f"{where}.privateKey", f"not a 32-byte hex {curve} private key"
+            ) from None
+        secret = value.hex()
+    imported = spec.get("imported", secret is not None)
+    if not isinstance(imported, bool):
+        raise SeedError(f"{where}.imported", "must be true or false")
+    if secret is None and "imported" in spec:
+        raise SeedError(f"{where}.imported", "only for a private key of a given value")
+    formats = [
+        _text(f, f"{where}.addressFormats[{i}]")
+        for i, f in enumerate(_list(spec.get("addressFormats", []), f"{where}.addressFormats"))
+    ]
+    key_tags = _references(spec.get("tags", []), f"{where}.tags", tags, "privateKeyTags")
+    return PrivateKeyPlan(where, name, curve, secret, formats, key_tags, imported)
+
+
+# ----- small checks ---------------------------------------------------------------------------
+
+
+def _fields(data: Any, where: str, allowed: set[str], required: tuple[str, ...] = ()) -> Json:
+    """``data`` as an object with camelCase keys, each one ``allowed``, ``required`` present."""
+    if not isinstance(data, Mapping):
+        raise SeedError(where, f"expected an object, got {type(data).__name__}")
+    out: Json = {}
+    for key, value in data.items():
+        name = camel(key) if isinstance(key, str) else key
+        if name not in allowed:
+            raise SeedError(where, f"unknown key {key!r} (known: {', '.join(sorted(allowed))})")
+        if name in out:
+            raise SeedError(where, f"{key!r} is given twice (as camelCase and snake_case)")
+        out[name] = value
+    for name in required:
+        if name not in out:
+            raise SeedError(where, f"missing {name!r}")
+    return out
+
+
+def _labelled(data: Any, where: str) -> str:
+    """``where`` with the entry's name, when it has one: ``users[1] ('bob')``."""
+    name = data.get("name") if isinstance(data, Mapping) else None
+    return f"{where} ({name!r})" if isinstance(name, str) and name.strip() else where
+
+
+def _list(data: Any, where: str) -> list:
+    if not isinstance(data, list):
+        raise SeedError(where, f"expected a list, got {type(data).__name__}")
+    return data
+
+
+def _text(data: Any, where: str) -> str:
+    if not isinstance(data, str) or not data.strip():
+        raise SeedError(where, "expected a non-empty string")
+    return data
+
+
+def _optional_text(data: Any, where: str) -> str | None:
+    return None if data is None else _text(data, where)
+
+
+def _names(data: Any, where: str) -> list[str]:
+    names = [_text(entry, f"{where}[{i}]") for i, entry in enumerate(_list(data, where))]
+    _unique(names, where, "tag")
+    return names
+
+
+def _references(data: Any, where: str, declared: list[str], section: str) -> list[str]:
+    names = [_text(entry, f"{where}[{i}]") for i, entry in enumerate(_list(data, where))]
+    for i, name in enumerate(names):
+        if name not in declared:
+            raise SeedError(f"{where}[{i}]", f"no tag {name!r} in the organization's {section}")
+    return names
+
+
+def _unique(names: list[str], where: str, what: str) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise SeedError(
+                where, f"two of them are named {name!r}: each {what} needs its own name"
+            )
+        seen.add(name)
