@@ -146,6 +146,31 @@ class SignerRef:
 
 
 @dataclass(slots=True)
+class Policy:
+    policy_id: str
+    name: str
+    effect: str  # EFFECT_ALLOW | EFFECT_DENY
+    condition: str  # "" when the policy has none
+    consensus: str  # "" when the policy has none
+    notes: str
+    created_at: int
+    updated_at: int
+    time: str | None = None
+
+
+@dataclass(slots=True)
+class Invitation:
+    invitation_id: str
+    receiver_user_name: str
+    receiver_user_email: str
+    receiver_user_tags: list[str]
+    access_type: str
+    sender_user_id: str
+    created_at: int
+    updated_at: int
+
+
+@dataclass(slots=True)
 class Quorum:
     threshold: int
     user_ids: list[str]
@@ -199,5 +224,7 @@ class Organization:
     # signWith values (addresses, private key ids) -> what they name, oldest first
     signers: dict[str, tuple[SignerRef, ...]] = field(default_factory=dict)
     features: dict[str, str] = field(default_factory=dict)
+    policies: dict[str, Policy] = field(default_factory=dict)
+    invitations: dict[str, Invitation] = field(default_factory=dict)
     activities: dict[str, Activity] = field(default_factory=dict)
     sub_organization_ids: list[str] = field(default_factory=list)

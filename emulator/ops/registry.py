@@ -62,6 +62,8 @@ class Operation:
     # A user may run this activity on their own user (``params["userId"]``)
     # without any policy: managing one's own credentials.
     self_service: bool = False
+    # Only the root quorum may run this activity; no policy can grant it.
+    root_quorum_only: bool = False
     _by_type: dict[str, Version] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -103,6 +105,7 @@ def activity(
     sdk_method: str | None = None,
     in_seed: bool = False,
     self_service: bool = False,
+    root_quorum_only: bool = False,
 ) -> Callable[[Handler], Handler]:
     """Declare an activity; the decorated function is its handler ``(ctx, params) -> result``."""
 
@@ -118,6 +121,7 @@ def activity(
                 default_type=default,
                 in_seed=in_seed,
                 self_service=self_service,
+                root_quorum_only=root_quorum_only,
             )
         )
         return handler
