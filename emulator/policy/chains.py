@@ -1,0 +1,441 @@
+"""The policy views of what is being signed: ``eth.tx``, ``eth.eip_712``,
+``eth.eip_7702_authorization`` and ``solana.tx``.
+
+Each view is a plain ``dict`` of ``int`` / ``str`` / ``bool`` / ``list`` / ``dict`` with the
+field names of the structs on Turnkey's policy-language page
+(https://docs.turnkey.com/features/policies/language, "Struct" and "Nested structs"). A field
+the transaction does not have is left out, so reading it is the engine's ``MissingField``.
+
+What the emulator cannot know is left out too. ``eth.tx.function_name``,
+``eth.tx.function_signature`` and ``eth.tx.contract_call_args``, and Solana's
+``parsed_instruction_data``, are only populated by Turnkey when a smart-contract interface (ABI
+or IDL) has been uploaded for the target; the emulator has no such uploads, so they are always
+absent. Policies should slice ``eth.tx.data`` instead (``eth.tx.data[0..10] == '0xa9059cbb'``).
+
+Case. Ethereum hex values are lowercase: addresses (``to``, ``from``, EIP-712
+``verifying_contract`` and ``address`` / ``bytes`` message values, the EIP-7702 ``address``)
+and ``data`` (``0x``-prefixed, ``'0x'`` when empty). The docs ask policy authors to write these
+in lowercase ("The policy engine expects lowercase hex strings"). A pending docs change
+(tkhq/docs pull request 756, "Case sensitivity") adds that Turnkey's engine matches ``eth.tx.to``
+/ ``eth.tx.from`` and those EIP-712 values case-insensitively, which is how the docs' checksummed
+``eth.tx.to == '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'`` matches. That comparison belongs
+to the engine; these views only fix the stored form. Solana
+keys are base58, whose case is significant, and ``instruction_data_hex`` is lowercase hex without
+a prefix (the docs compare it with ``'09'``).
+
+Unparsable transactions raise the parsers' ``TransactionError`` unchanged. Malformed typed data or
+authorizations raise ``SigningError`` with the message the signer itself would give.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .. import jsontext
+from ..crypto.base58 import base58_encode
+from ..crypto.eip712 import TypedDataError, parse_typed_data
+from ..crypto.signing import INVALID_ENCODING, SigningError
+from ..crypto.transactions.ethereum import parse_ethereum_transaction
+from ..crypto.transactions.solana import SolanaMessage, parse_solana_transaction
+
+# ------------------------------------------------------------------------------------ Ethereum
+
+_ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}")
+_UINT_TEXT = re.compile(r"[0-9]+|0[xX][0-9a-fA-F]+")
+_INT_TEXT = re.compile(r"-?[0-9]+|0[xX][0-9a-fA-F]+")
+
+
+class EvmHex(str):
+    """Lowercase EVM hex that equals the same hex in any case, as Turnkey's engine matches
+    ``eth.tx.to == '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'`` (a checksummed literal).
+
+    Python lets a ``str`` subclass's ``__eq__`` answer first whichever side it is on, so the
+    evaluator's ``==``, ``!=``, ``in`` and ``contains`` all see it. Hashing stays ``str``'s:
+    only equality is widened."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and str.lower(self) == other.lower()
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = str.__hash__
+
+
+def _hex_address(address: str) -> str:
+    """An EVM address in its lowercase form; anything else as given."""
+    if isinstance(address, str) and _ADDRESS.fullmatch(address):
+        return EvmHex("0x" + address[2:].lower())
+    return address
+
+
+def ethereum_view(unsigned_transaction_hex: str, sender: str | None) -> dict[str, Any]:
+    """``eth.tx`` for a ``TRANSACTION_TYPE_ETHEREUM`` sign_transaction.
+
+    ``sender`` is the signing address (``from``; left out when None). ``to`` is ``''`` for a
+    contract creation, as the docs' deployment policy (``eth.tx.to == ''``) expects. ``gas_price``
+    of an EIP-1559-style transaction (types 2, 3 and 4) is its ``max_fee_per_gas``, as the docs
+    say; ``chain_id`` is absent from a pre-EIP-155 legacy transaction, the fee-market fields from
+    types that have none, and ``max_fee_per_blob_gas`` from all but type 3.
+    """
+    tx = parse_ethereum_transaction(unsigned_transaction_hex)
+    view: dict[str, Any] = {}
+    if sender is not None:
+        view["from"] = _hex_address(sender)
+    view["to"] = "" if tx.to is None else _hex_address(tx.to)
+    view["data"] = "0x" + tx.data.hex()
+    view["value"] = tx.value
+    view["gas"] = tx.gas
+    view["gas_price"] = tx.max_fee_per_gas if tx.gas_price is None else tx.gas_price
+    if tx.chain_id is not None:
+        view["chain_id"] = tx.chain_id
+    view["nonce"] = tx.nonce
+    if tx.max_fee_per_gas is not None:
+        view["max_fee_per_gas"] = tx.max_fee_per_gas
+    if tx.max_priority_fee_per_gas is not None:
+        view["max_priority_fee_per_gas"] = tx.max_priority_fee_per_gas
+    if tx.max_fee_per_blob_gas is not None:
+        view["max_fee_per_blob_gas"] = tx.max_fee_per_blob_gas
+    view["type"] = tx.type_name
+    return view
+
+
+# ------------------------------------------------------------------------------------- EIP-712
+
+_ARRAY_TYPE = re.compile(r"(.+)\[([0-9]*)\]")
+_INTEGER_TYPE = re.compile(r"u?int[0-9]*")
+_HEX_TYPE = re.compile(r"address|bytes[0-9]*")
+
+# Eip712Domain: (policy name, typed-data name, kind).
+_DOMAIN_FIELDS = (
+    ("name", "name", "string"),
+    ("version", "version", "string"),
+    ("chain_id", "chainId", "uint256"),
+    ("verifying_contract", "verifyingContract", "address"),
+)
+
+
+def _invalid(reason: str) -> SigningError:
+    return SigningError(f"{INVALID_ENCODING}: {reason}")
+
+
+def _typed_data(typed_data: Mapping[str, Any] | str) -> Mapping[str, Any]:
+    if isinstance(typed_data, str):
+        try:
+            return parse_typed_data(typed_data)
+        except TypedDataError as exc:
+            raise _invalid(str(exc)) from None
+    if not isinstance(typed_data, Mapping):
+        raise _invalid("typed data must be a JSON object")
+    if not isinstance(typed_data.get("primaryType"), str):
+        raise _invalid("typed data needs a 'primaryType' string")
+    for key in ("types", "domain", "message"):
+        value = typed_data.get(key)
+        if value is not None and not isinstance(value, Mapping):
+            raise _invalid(f"typed data '{key}' must be an object")
+    return typed_data
+
+
+def eip712_view(typed_data: Mapping[str, Any] | str) -> dict[str, Any]:
+    """``eth.eip_712``: ``primary_type``, ``domain`` (the four documented keys that are
+    present) and ``message``; ``typed_data`` is the EIP-712 document (or its JSON text).
+
+    Message values are read by their declared Solidity type, which is what makes the docs'
+    examples work: integers become ``int`` (the docs compare ``p['amount'] < 100000000`` for a
+    Permit2 amount sent as the string ``"1000000000"``), and ``address`` / ``bytes`` /
+    ``bytesN`` values become lowercase (the docs: "EIP-712 messages … will be normalized to
+    lowercase"). ``string`` values, and anything the types do not describe, stay as given.
+    """
+    document = _typed_data(typed_data)
+    types = document.get("types")
+    types = types if isinstance(types, Mapping) else {}
+    view: dict[str, Any] = {"primary_type": document["primaryType"]}
+    domain = document.get("domain")
+    if domain is not None:
+        view["domain"] = {
+            name: _typed_value(kind, domain[wire], {})
+            for name, wire, kind in _DOMAIN_FIELDS
+            if domain.get(wire) is not None
+        }
+    message = document.get("message")
+    if message is not None:
+        view["message"] = _typed_value(document["primaryType"], message, types)
+    return view
+
+
+def _typed_value(kind: Any, value: Any, types: Mapping[str, Any], depth: int = 0) -> Any:
+    """``value`` as the policy engine reads a value of EIP-712 type ``kind``."""
+    if depth > jsontext.MAX_DEPTH or not isinstance(kind, str):
+        return _plain(value)
+    if match := _ARRAY_TYPE.fullmatch(kind):
+        if not isinstance(value, list):
+            return _plain(value)
+        return [_typed_value(match.group(1), item, types, depth + 1) for item in value]
+    fields = types.get(kind)
+    if isinstance(fields, list):
+        if not isinstance(value, Mapping):
+            return _plain(value)
+        declared = {
+            field.get("name"): field.get("type") for field in fields if isinstance(field, Mapping)
+        }
+        return {
+            key: _typed_value(declared.get(key), item, types, depth + 1)
+            for key, item in value.items()
+        }
+    if _HEX_TYPE.fullmatch(kind) and isinstance(value, str):
+        return EvmHex(value.lower())
+    if _INTEGER_TYPE.fullmatch(kind):
+        return _integer(value)
+    return _plain(value)
+
+
+def _integer(value: Any) -> Any:
+    """A JSON number or decimal / ``0x`` string as ``int``; anything else as given."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and len(value) <= 100 and _INT_TEXT.fullmatch(value):
+        return int(value, 16) if value[:2] in ("0x", "0X") else int(value)
+    return value
+
+
+def _plain(value: Any) -> Any:
+    """A copy of a JSON value, so a view never aliases the request's lists and objects."""
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+# ------------------------------------------------------------------------------------ EIP-7702
+
+
+def eip7702_view(authorization: Mapping[str, Any] | str) -> dict[str, Any]:
+    """``eth.eip_7702_authorization``: ``address`` (lowercase), ``chain_id`` and ``nonce`` (int).
+
+    ``authorization`` is the ``PAYLOAD_ENCODING_EIP7702_AUTHORIZATION`` payload (or its JSON
+    text), read as the signer reads it: ``address`` or ``contractAddress``; ``chainId`` and
+    ``nonce`` as JSON integers or decimal / ``0x`` strings.
+    """
+    if isinstance(authorization, str):
+        try:
+            authorization = jsontext.loads(authorization)
+        except ValueError:
+            raise _invalid("authorization is not valid JSON") from None
+    if not isinstance(authorization, Mapping):
+        raise _invalid("authorization must be a JSON object")
+    addresses = {authorization[k] for k in ("address", "contractAddress") if k in authorization}
+    if len(addresses) != 1:
+        raise _invalid("authorization needs one address")
+    address = addresses.pop()
+    if not isinstance(address, str) or not _ADDRESS.fullmatch(address):
+        raise _invalid("authorization address must be 20 bytes of hex")
+    return {
+        "address": _hex_address(address),
+        "chain_id": _authorization_uint(authorization, "chainId", 256),
+        "nonce": _authorization_uint(authorization, "nonce", 64),
+    }
+
+
+def _authorization_uint(authorization: Mapping[str, Any], key: str, bits: int) -> int:
+    value = authorization.get(key)
+    number = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and len(value) <= 100 and _UINT_TEXT.fullmatch(value):
+        number = int(value, 16) if value[:2] in ("0x", "0X") else int(value)
+    if number is None or not 0 <= number < 1 << bits:
+        raise _invalid(f"authorization {key} must be a uint{bits}")
+    return number
+
+
+# -------------------------------------------------------------------------------------- Solana
+
+# Turnkey's stand-in for an account loaded from an address lookup table ("Account address
+# lookups": the addresses are not resolved).
+ADDRESS_TABLE_LOOKUP = "ADDRESS_TABLE_LOOKUP"
+
+SYSTEM_PROGRAM = "11111111111111111111111111111111"
+TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
+TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb"
+
+# System Program instructions that move lamports between two given accounts:
+# discriminant (u32 LE) -> (index of the sender account, index of the recipient account).
+# Transfer is [from, to]; TransferWithSeed is [from (derived), base, to].
+_SYSTEM_TRANSFERS = {2: (0, 1), 11: (0, 2)}
+
+# SPL Token and Token-2022 transfers: instruction prefix -> (the data's minimum length, where
+# its u64 amount starts, and the account indexes of source, mint (None: the instruction names
+# none), destination and owner; any multisig signers follow the owner). Transfer is 3 + amount,
+# TransferChecked 12 + amount + decimals, TransferCheckedWithFee (Token-2022 only) 26 1 + amount
+# + decimals + fee. Like the token programs, trailing bytes are ignored.
+_SplLayout = tuple[int, int, tuple[int, int | None, int, int]]
+_SPL_LAYOUTS: dict[bytes, _SplLayout] = {
+    b"\x03": (9, 1, (0, None, 1, 2)),
+    b"\x0c": (10, 1, (0, 1, 2, 3)),
+}
+_SPL_2022_LAYOUTS = {**_SPL_LAYOUTS, b"\x1a\x01": (19, 2, (0, 1, 2, 3))}
+_SPL_PROGRAMS = {TOKEN_PROGRAM: _SPL_LAYOUTS, TOKEN_2022_PROGRAM: _SPL_2022_LAYOUTS}
+
+
+def solana_view(unsigned_transaction_hex: str) -> dict[str, Any]:
+    """``solana.tx`` for a ``TRANSACTION_TYPE_SOLANA`` sign_transaction (legacy or v0).
+
+    ``account_keys`` lists the static keys, then one ``ADDRESS_TABLE_LOOKUP`` per account a v0
+    message loads from lookup tables (writable ones first, the order the runtime loads them).
+    ``program_keys`` lists each program the instructions invoke, once, in order of first use.
+    ``transfers`` and ``spl_transfers`` cover only top-level instructions, as the docs say:
+    System Program ``Transfer`` / ``TransferWithSeed``, and SPL Token / Token-2022 ``Transfer``,
+    ``TransferChecked`` and (Token-2022) ``TransferCheckedWithFee``; ``token_mint`` is ``''``
+    for a plain ``Transfer``, which names no mint.
+    """
+    message = parse_solana_transaction(unsigned_transaction_hex)
+    accounts = _accounts(message)
+    keys = [account["account_key"] for account in accounts]
+    origins = _lookup_origins(message)
+    instructions = []
+    program_keys: list[str] = []
+    transfers = []
+    spl_transfers = []
+    for compiled in message.instructions:
+        program = keys[compiled.program_id_index]
+        if program not in program_keys:
+            program_keys.append(program)
+        involved = [keys[index] for index in compiled.accounts]
+        instructions.append(
+            {
+                "program_key": program,
+                "accounts": [dict(accounts[index]) for index in compiled.accounts],
+                "instruction_data_hex": compiled.data.hex(),
+                "address_table_lookups": _instruction_lookups(message, origins, compiled.accounts),
+            }
+        )
+        if program == SYSTEM_PROGRAM:
+            transfer = _system_transfer(compiled.data, involved)
+            if transfer is not None:
+                transfers.append(transfer)
+        elif program in _SPL_PROGRAMS:
+            spl_transfer = _spl_transfer(_SPL_PROGRAMS[program], compiled.data, involved)
+            if spl_transfer is not None:
+                spl_transfers.append(spl_transfer)
+    return {
+        "account_keys": keys,
+        "program_keys": program_keys,
+        "instructions": instructions,
+        "transfers": transfers,
+        "recent_blockhash": base58_encode(message.recent_blockhash),
+        "spl_transfers": spl_transfers,
+        "address_table_lookups": [
+            {
+                "address_table_key": base58_encode(lookup.account_key),
+                "writable_indexes": list(lookup.writable_indexes),
+                "readonly_indexes": list(lookup.readonly_indexes),
+            }
+            for lookup in message.address_table_lookups
+        ],
+    }
+
+
+def _accounts(message: SolanaMessage) -> list[dict[str, Any]]:
+    """Every account the message can reference, as the docs' Account struct, by index.
+
+    The message header decides: the first ``num_required_signatures`` keys sign, and of those
+    the last ``num_readonly_signed_accounts`` are read-only; of the rest, the last
+    ``num_readonly_unsigned_accounts`` are read-only. Lookup-table accounts never sign.
+    """
+    count = len(message.account_keys)
+    signers = message.num_required_signatures
+    writable_signers = signers - message.num_readonly_signed_accounts
+    writable_end = count - message.num_readonly_unsigned_accounts
+    accounts = [
+        {
+            "account_key": base58_encode(key),
+            "signer": index < signers,
+            "writable": index < writable_signers or signers <= index < writable_end,
+        }
+        for index, key in enumerate(message.account_keys)
+    ]
+    for writable in (True, False):
+        for lookup in message.address_table_lookups:
+            loaded = lookup.writable_indexes if writable else lookup.readonly_indexes
+            accounts.extend(
+                {"account_key": ADDRESS_TABLE_LOOKUP, "signer": False, "writable": writable}
+                for _ in loaded
+            )
+    return accounts
+
+
+def _lookup_origins(message: SolanaMessage) -> list[tuple[int, bool, int]]:
+    """For each loaded account (message index ``len(account_keys) + i``): its table's position,
+    whether it is writable, and its index within the table."""
+    origins = []
+    for writable in (True, False):
+        for position, lookup in enumerate(message.address_table_lookups):
+            loaded = lookup.writable_indexes if writable else lookup.readonly_indexes
+            origins.extend((position, writable, index) for index in loaded)
+    return origins
+
+
+def _instruction_lookups(
+    message: SolanaMessage, origins: list[tuple[int, bool, int]], indexes: tuple[int, ...]
+) -> list[dict[str, Any]]:
+    """The lookups an instruction's accounts come from, cut down to the entries it uses."""
+    static = len(message.account_keys)
+    used: dict[int, dict[str, Any]] = {}
+    for index in indexes:
+        if index < static:
+            continue
+        position, writable, table_index = origins[index - static]
+        entry = used.get(position)
+        if entry is None:
+            key = base58_encode(message.address_table_lookups[position].account_key)
+            entry = {"address_table_key": key, "writable_indexes": [], "readonly_indexes": []}
+            used[position] = entry
+        chosen = entry["writable_indexes" if writable else "readonly_indexes"]
+        if table_index not in chosen:
+            chosen.append(table_index)
+    return [used[position] for position in sorted(used)]
+
+
+def _u64(data: bytes, start: int) -> int | None:
+    chunk = data[start : start + 8]
+    return int.from_bytes(chunk, "little") if len(chunk) == 8 else None
+
+
+def _system_transfer(data: bytes, involved: list[str]) -> dict[str, Any] | None:
+    """A System Program lamport transfer, or None for any other instruction."""
+    if len(data) < 4:
+        return None
+    layout = _SYSTEM_TRANSFERS.get(int.from_bytes(data[:4], "little"))
+    amount = _u64(data, 4)
+    if layout is None or amount is None or len(involved) <= max(layout):
+        return None
+    sender, recipient = layout
+    return {"from": involved[sender], "to": involved[recipient], "amount": amount}
+
+
+def _spl_transfer(
+    layouts: Mapping[bytes, _SplLayout], data: bytes, involved: list[str]
+) -> dict[str, Any] | None:
+    """An SPL Token / Token-2022 transfer, or None for any other instruction."""
+    for prefix, (size, amount_at, (source, mint, destination, owner)) in layouts.items():
+        if not data.startswith(prefix):
+            continue
+        amount = _u64(data, amount_at)
+        if len(data) < size or amount is None or len(involved) <= owner:
+            return None
+        return {
+            "from": involved[source],
+            "to": involved[destination],
+            "amount": amount,
+            "owner": involved[owner],
+            "signers": involved[owner + 1 :],
+            "token_mint": "" if mint is None else involved[mint],
+        }
+    return None
