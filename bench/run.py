@@ -3,7 +3,9 @@
 Most rows divide by one ``cryptography`` P-256 ECDSA/SHA-256 verification of a
 100-byte body (half before the other benchmarks, half after, pooled); the
 signing rows (``signing.py``) by one raw signature on their curve, the wallet
-rows (``wallets.py``) by a raw derivation of the same accounts. Ratios compare
+rows (``wallets.py``) by a raw derivation of the same accounts, the policy rows
+(``policies.py``) by the same signature by a root user, whom no policy is
+evaluated for. Ratios compare
 across machines better than microseconds do. ``memory.py`` counts the heap
 held per private key. ``toolkit.py`` measures the test-double toolkit
 (per-test checkpoint/rollback, pytest sessions, snapshots and documents, the
@@ -33,6 +35,7 @@ from typing import Any
 
 import cryptography
 import memory
+import policies
 import signing
 import toolkit
 import wallets
@@ -223,6 +226,7 @@ def run(quick: bool, progress: Callable[[str], None]) -> dict[str, Any]:
     progress("facade sign_raw_payload")
     signing_bench.facade()
     wallet_results = wallets.run(quick, progress)
+    policy_results = policies.run(quick, progress)
     memory_started = time.perf_counter()
     memory_report = memory.run(quick, progress)
     memory_s = time.perf_counter() - memory_started
@@ -256,7 +260,9 @@ def run(quick: bool, progress: Callable[[str], None]) -> dict[str, Any]:
     ]
     for result in results:
         result.floor = floor_us
-    results += signing_bench.results() + wallet_results + toolkit_bench.results(floor_us)
+    results += (
+        signing_bench.results() + wallet_results + policy_results + toolkit_bench.results(floor_us)
+    )
     for result in results:
         result.verify = floor_us
     return {

@@ -121,9 +121,9 @@ def _turnkey(request: pytest.FixtureRequest) -> Iterator[_TestEmulator]:
 
 
 def _forget_observations(emulator: Emulator) -> None:
-    """Call log and pending faults belong to one test."""
+    """Call log, pending faults and the outbox belong to one test."""
     world = emulator.world
-    for name in ("calls", "faults"):
+    for name in ("calls", "faults", "outbox"):
         part = getattr(world, name, None)
         if part is not None and hasattr(part, "clear"):
             part.clear()
@@ -166,7 +166,9 @@ class TurnkeyServer:
     api_private_key: str
 
     def __repr__(self) -> str:  # never show the private key
-        return f"TurnkeyServer(base_url={self.base_url!r}, organization_id={self.organization_id!r})"
+        return (
+            f"TurnkeyServer(base_url={self.base_url!r}, organization_id={self.organization_id!r})"
+        )
 
 
 @pytest.fixture

@@ -39,6 +39,7 @@ from .store import Store
 from .testing.backdoor import Backdoor
 from .testing.calls import CallLog
 from .testing.faults import Faults
+from .testing.outbox import Outbox
 from .world import DEFAULT_TIMESTAMP_WINDOW_S, Checkpoint, Settings, World
 
 Json = dict[str, Any]
@@ -115,6 +116,12 @@ class Emulator:
     def faults(self) -> Faults:
         """Make coming requests fail, or leave activities FAILED, PENDING or CONSENSUS_NEEDED."""
         return self._world.faults
+
+    @property
+    def outbox(self) -> Outbox:
+        """Every e-mail and SMS the service would have sent (an observation like ``calls``:
+        checkpoints, snapshots and saved documents leave it alone; ``reset`` empties it)."""
+        return self._world.outbox
 
     @property
     def backdoor(self) -> Backdoor:
@@ -219,6 +226,7 @@ class Emulator:
             self._first_org_id = None
             self._world.calls.clear()
             self._world.faults.clear()
+            self._world.outbox.clear()
 
     def organization(self, organization_id: str | None = None) -> OrganizationHandle:
         """The handle of an organization made by ``create_organization`` (the first one by
@@ -254,6 +262,9 @@ class Emulator:
                 "seed": self._seed,
                 "last_timestamp_ms": self._last_timestamp_ms,
             }
+            # A sub-organization made here may have been deleted since: its key goes too.
+            orgs = self._world.store.organizations
+            facade["callers"] = {k: v for k, v in facade["callers"].items() if k in orgs}
             return document.dump(self._world, facade)
 
     @classmethod
@@ -348,7 +359,9 @@ class Emulator:
     def _next_timestamp_ms(self) -> int:
         """The clock's milliseconds, but never the same twice: two facade calls are two
         activities even within one millisecond (pass ``timestamp_ms=`` to resubmit)."""
-        self._last_timestamp_ms = max(self.clock.now_ms(), self._last_timestamp_ms + 1)
+        now_ms, last = self.clock.now_ms(), self._last_timestamp_ms
+        # A clock set back (a rollback, a frozen clock moved) starts again from the clock.
+        self._last_timestamp_ms = last + 1 if 0 <= last - now_ms < 1000 else now_ms
         return self._last_timestamp_ms
 
     def _caller_key(self, org_id: str, caller: Caller | None) -> ApiKeyPair:

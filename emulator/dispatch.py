@@ -16,30 +16,36 @@ the handler.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from . import messages, render
 from .crypto.stamps import ApiKeyStamp
 from .errors import INTERNAL, InvalidArgument, NotFound, TurnkeyApiError, ValidationFailed
 from .ids import is_uuid, uuid7_from
-from .models import Organization
+from .models import Activity, Organization
 from .ops import ACTIVITY, Operation
 from .schema import Violations, check
-from .services.activities import (
-    check_timestamp,
-    fingerprint,
-    record_activity,
-    record_completed,
-)
+from .services.activities import COMPLETED, check_timestamp, fingerprint, new_vote, record_activity
 from .services.auth import Caller, authenticate
-from .services.authorization import authorize_activity
+from .services.authorization import approval_of, authorize, check_voter_organization
+from .services.consensus import (
+    APPROVED,
+    CONSENSUS_NEEDED_STATUS,
+    cast,
+    execute,
+    live_vote,
+    outcomes_of,
+)
 from .services.context import Context
+from .services.policy_engine import ALLOW
 from .testing.faults import FAILED, Fault
 from .transaction import Transaction
 from .world import World
 
 Json = dict[str, Any]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +124,7 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
     request_fingerprint = fingerprint(request.raw)
     existing = world.store.activities_by_fingerprint.get(request_fingerprint)
     if existing is not None and existing.organization_id == org.organization_id:
-        return {"activity": render.activity(existing, org, caller.user.user_id)}
+        return _resubmitted(world, org, caller, existing, request.raw)
     version = op.version(body.get("type"))
     if version is None:
         errors = Violations()
@@ -127,40 +133,85 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
     timestamp_ms = check_timestamp(world, body.get("timestampMs"))
     params = _checked(version.params, body.get("parameters"), "parameters")
     canonical = version.upgrade(params) if version.upgrade else params
-    authorize_activity(caller, org, canonical, self_service=op.self_service)
+    check_voter_organization(caller, org)
+    now_ns = world.clock.now_ns()
+    if op.vote_selection is not None:  # a vote answers the activity it is cast on
+        return _in_transaction(
+            world,
+            lambda tx: op.handler(Context(world, org, caller, now_ns, tx, request.raw), canonical),
+        )
+    verdict = authorize(
+        org,
+        version.activity_type,
+        canonical,
+        [approval_of(caller)],
+        now_ns,
+        proposer_id=caller.user.user_id,
+        root_quorum_only=op.root_quorum_only,
+        self_service=op.self_service,
+    )
     fault = world.faults.take(op.name, op.kind, org.organization_id)
     if fault is not None:
         return _faulted(
             world, org, caller, request, fault, params, request_fingerprint, timestamp_ms
         )
 
-    now_ns = world.clock.now_ns()
-    tx = world.transaction()
-    ids_state = world.ids.getstate()
-    tx.on_rollback(lambda: world.ids.setstate(ids_state))
-    try:
-        result = op.handler(Context(world, org, caller, now_ns, tx), canonical)
-        if version.downgrade_result is not None:
-            result = version.downgrade_result(result)
-        activity = record_completed(
+    def run(tx: Transaction) -> Activity:
+        # Allowed: the handler runs now. Otherwise the activity waits for approvals.
+        allowed = verdict.decision == ALLOW
+        result = (
+            execute(world, org, caller, op, version, canonical, now_ns, tx) if allowed else None
+        )
+        activity = record_activity(
             world,
             org,
             caller,
+            status=COMPLETED if allowed else CONSENSUS_NEEDED_STATUS,
             activity_type=version.activity_type,
             intent={version.intent_key: params},
             seed_intent=version.seed_intent(params) if version.seed_intent else None,
-            result={version.result_key: result},
+            result=result,
             body=request.raw,
             fingerprint=request_fingerprint,
             timestamp_ms=timestamp_ms,
             now_ns=now_ns,
+            outcomes=outcomes_of(verdict),
         )
         world.store.add_activity(tx, org, activity)
+        return activity
+
+    activity = _in_transaction(world, run)
+    return {"activity": render.activity(activity, org, caller.user.user_id)}
+
+
+def _resubmitted(
+    world: World, org: Organization, caller: Caller, activity: Activity, raw: bytes
+) -> Json:
+    """The same body again is the same activity; from another user of the organization
+    while it awaits consensus, it is also their approval."""
+    now_ns = world.clock.now_ns()
+    if (
+        activity.status == CONSENSUS_NEEDED_STATUS
+        and caller.organization is org
+        and live_vote(activity, caller.user.user_id, now_ns) is None
+    ):
+        vote = new_vote(world, caller, activity.activity_id, APPROVED, raw, now_ns)
+        _in_transaction(world, lambda tx: cast(world, org, activity, vote, now_ns, tx))
+    return {"activity": render.activity(activity, org, caller.user.user_id)}
+
+
+def _in_transaction(world: World, change: Callable[[Transaction], T]) -> T:
+    """``change(tx)``, all or nothing, ids included."""
+    tx = world.transaction()
+    ids_state = world.ids.getstate()
+    tx.on_rollback(lambda: world.ids.setstate(ids_state))
+    try:
+        outcome = change(tx)
     except BaseException:
         tx.rollback()
         raise
     tx.commit()
-    return {"activity": render.activity(activity, org, caller.user.user_id)}
+    return outcome
 
 
 def _faulted(
@@ -180,10 +231,8 @@ def _faulted(
     version = request.operation.version(request.body.get("type"))
     assert version is not None
     now_ns = world.clock.now_ns()
-    tx = world.transaction()
-    ids_state = world.ids.getstate()
-    tx.on_rollback(lambda: world.ids.setstate(ids_state))
-    try:
+
+    def run(tx: Transaction) -> Activity:
         activity = record_activity(
             world,
             org,
@@ -199,10 +248,9 @@ def _faulted(
             failure=fault.failure() if fault.activity_status == FAILED else None,
         )
         world.store.add_activity(tx, org, activity)
-    except BaseException:
-        tx.rollback()
-        raise
-    tx.commit()
+        return activity
+
+    activity = _in_transaction(world, run)
     return {"activity": render.activity(activity, org, caller.user.user_id)}
 
 

@@ -187,3 +187,60 @@ def transaction_curve_mismatch(transaction_type: str, curve: str) -> str:
 
 def unsupported_transaction_type(transaction_type: str) -> str:
     return f"{UNSUPPORTED_TRANSACTION_TYPE}: {transaction_type} is not supported by the emulator"
+
+
+# --- policies and consensus --------------------------------------------------
+POLICY_LABEL_NOT_UNIQUE = "policy label must be unique"
+MAX_POLICIES = "organization has exceeded maximum policies"
+EXPLICIT_DENY = "policy engine denied request explicitly"
+ROOT_QUORUM_ONLY = "only the root quorum can perform this activity"
+ACTIVITY_FINGERPRINT_NOT_FOUND = (
+    "No activity found with fingerprint. Consensus activities must target an existing "
+    "activity by fingerprint"
+)
+
+
+def invalid_policy_expression(kind: str, parse_error: str) -> str:
+    """``kind`` is condition, consensus or time; ``parse_error`` the parser's own text."""
+    return f"invalid policy {kind}: Expression cannot be evaluated: {parse_error}"
+
+
+def policy_not_found(policy_id: str, organization_id: str) -> str:
+    return f"unable to find policy {policy_id} in organization {organization_id}"
+
+
+def activity_not_awaiting_consensus(activity_id: str, status: str) -> str:
+    return f"activity {activity_id} cannot be voted on: its status is {status}"
+
+
+def already_voted(activity_id: str, user_id: str) -> str:
+    return f"user {user_id} has already voted on activity {activity_id}"
+
+
+# --- sub-organizations, organization settings, invitations -------------------
+# "quorum threshold must be non-zero integer" is the documented text (errors.mdx), and
+# the description of INVALID_ACTIVITY_CALLER ("This activity cannot be called by
+# sub-organizations") gives the sub-organization refusal; the others are the emulator's
+# own, in the style of the texts above.
+QUORUM_THRESHOLD_NOT_POSITIVE = "quorum threshold must be non-zero integer"
+SUB_ORGANIZATION_CALLER = "this activity cannot be called by sub-organizations"
+MAX_SUB_ORGANIZATIONS = "organization has exceeded maximum sub-organizations"
+MAX_INVITATIONS = "organization has exceeded maximum invitations"
+
+
+def quorum_threshold_above_members(threshold: int, members: int) -> str:
+    return (
+        "quorum threshold must be less than or equal to the number of quorum users "
+        f"threshold={threshold} users={members}"
+    )
+
+
+def not_a_sub_organization(organization_id: str) -> str:
+    return (
+        "organization is not a sub-organization: only a sub-organization can be deleted "
+        f"organizationId={organization_id}"
+    )
+
+
+def invitation_not_found(invitation_id: str, organization_id: str) -> str:
+    return f"unable to find invitation {invitation_id} in organization {organization_id}"

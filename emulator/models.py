@@ -77,6 +77,11 @@ class User:
     api_keys: dict[str, ApiKey] = field(default_factory=dict)
     authenticators: dict[str, Authenticator] = field(default_factory=dict)
     oauth_providers: dict[str, OauthProvider] = field(default_factory=dict)
+    # Whether the e-mail address / phone number was proven (an OTP or a verification
+    # token); ``list_verified_suborgs`` reads them. Nothing in the API sets them yet: the
+    # test seam ``emu.backdoor.verify_contact`` does.
+    email_verified: bool = False
+    phone_number_verified: bool = False
 
 
 @dataclass(slots=True)
@@ -145,7 +150,7 @@ class SignerRef:
     wallet_account_id: str | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)  # compared and hashed by identity: records are replaced
 class Policy:
     policy_id: str
     name: str
@@ -177,6 +182,14 @@ class Quorum:
 
 
 @dataclass(slots=True)
+class PolicyOutcome:
+    """How one policy took part in judging a vote (``OUTCOME_*``)."""
+
+    policy_id: str
+    outcome: str
+
+
+@dataclass(slots=True)
 class Vote:
     vote_id: str
     user_id: str
@@ -190,6 +203,8 @@ class Vote:
     # The voter as they were when last in the organization (records are never mutated
     # once their user is deleted), rendered when the user no longer exists.
     voter: User | None = None
+    # The policy engine's outcomes when this vote was judged (its policy evaluation).
+    policy_outcomes: list[PolicyOutcome] = field(default_factory=list)
 
 
 @dataclass(slots=True)

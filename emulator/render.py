@@ -15,6 +15,7 @@ from .models import (
     Authenticator,
     OauthProvider,
     Organization,
+    Policy,
     PrivateKey,
     Tag,
     User,
@@ -93,6 +94,22 @@ def user(u: User) -> Json:
     if u.phone_number is not None:
         out["userPhoneNumber"] = u.phone_number
     return out
+
+
+def policy(p: Policy) -> Json:
+    rendered = {
+        "policyId": p.policy_id,
+        "policyName": p.name,
+        "effect": p.effect,
+        "createdAt": timestamp(p.created_at),
+        "updatedAt": timestamp(p.updated_at),
+        "notes": p.notes,
+        "consensus": p.consensus,
+        "condition": p.condition,
+    }
+    if p.time is not None:
+        rendered["time"] = p.time
+    return rendered
 
 
 def tag(t: Tag) -> Json:

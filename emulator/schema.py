@@ -56,10 +56,12 @@ class Spec:
 
 @dataclass(frozen=True)
 class String(Spec):
-    """A string; ``fmt`` adds a format rule, ``max_length`` a length bound."""
+    """A string; ``fmt`` adds a format rule, ``max_length`` a length bound. A required
+    string may not be empty unless ``allow_empty`` (free text such as a policy's notes)."""
 
     fmt: str | None = None
     max_length: int | None = None
+    allow_empty: bool = False
     type_name = "string"
 
     def check(self, value, path, errors):
@@ -204,7 +206,7 @@ class Object(Spec):
                 if fld.required:
                     errors.add(field_path, "is required")
                 continue
-            if fld.required and raw == "" and isinstance(fld.spec, _TEXT_SPECS):
+            if fld.required and raw == "" and _empty_is_missing(fld.spec):
                 errors.add(field_path, "is required")
                 continue
             cleaned = fld.spec.check(raw, field_path, errors)
@@ -219,7 +221,9 @@ class Object(Spec):
         return self.fields.keys()
 
 
-_TEXT_SPECS = (String, Enum)  # an empty string is a missing value for these
+def _empty_is_missing(spec: Spec) -> bool:
+    """An empty string is a missing value for strings and enums (not free text)."""
+    return isinstance(spec, Enum) or (isinstance(spec, String) and not spec.allow_empty)
 
 
 def obj(**fields: Spec | Field) -> Object:

@@ -42,6 +42,26 @@ class Store:
                 parent, "sub_organization_ids", [*parent.sub_organization_ids, org.organization_id]
             )
 
+    def remove_organization(self, tx: Transaction, org: Organization) -> None:
+        """Take ``org`` out of every index, its parent's list and the vault; undoable.
+
+        The record itself is left as it is (an activity that deleted it still renders it).
+        """
+        for user in list(org.users.values()):
+            for key in list(user.api_keys.values()):
+                self._unindex_key(tx, org, user, key)
+        for activity in org.activities.values():
+            self._unindex_activity(tx, activity)
+        for wallet_id in org.wallets:
+            tx.pop(self.vault.wallets, wallet_id)
+        for private_key_id in org.private_keys:
+            tx.pop(self.vault.private_keys, private_key_id)
+        parent = self.organizations.get(org.parent_id or "")
+        if parent is not None:
+            remaining = [i for i in parent.sub_organization_ids if i != org.organization_id]
+            tx.set(parent, "sub_organization_ids", remaining)
+        tx.pop(self.organizations, org.organization_id)
+
     # ----- users and their API keys --------------------------------------
 
     def add_user(self, tx: Transaction, org: Organization, user: User) -> None:
@@ -83,5 +103,15 @@ class Store:
 
     def add_activity(self, tx: Transaction, org: Organization, activity: Activity) -> None:
         tx.put(org.activities, activity.activity_id, activity)
+        if self.organizations.get(org.organization_id) is not org:
+            # The activity that removed its own organization (delete_sub_organization):
+            # it stays with the detached record, out of the indexes of what is left.
+            return
         tx.put(self.activities_by_id, activity.activity_id, activity)
         tx.put(self.activities_by_fingerprint, activity.fingerprint, activity)
+
+    def _unindex_activity(self, tx: Transaction, activity: Activity) -> None:
+        if self.activities_by_id.get(activity.activity_id) is activity:
+            tx.pop(self.activities_by_id, activity.activity_id)
+        if self.activities_by_fingerprint.get(activity.fingerprint) is activity:
+            tx.pop(self.activities_by_fingerprint, activity.fingerprint)

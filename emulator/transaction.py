@@ -15,12 +15,17 @@ _ABSENT = object()
 
 class Transaction:
     """An undo log. ``journal``, when given, keeps the undo steps of every commit so that a
-    checkpoint of the whole world can roll back to an earlier state (``World.checkpoint``)."""
+    checkpoint of the whole world can roll back to an earlier state (``World.checkpoint``).
 
-    __slots__ = ("_journal", "_undo")
+    What must happen only if the change sticks, and is not state itself, hooks on
+    ``on_commit``: the outbox (``testing/outbox.py``) delivers a message when the activity
+    that sent it commits, never when it rolls back. Hooks run after the commit, in order."""
+
+    __slots__ = ("_commit_hooks", "_journal", "_undo")
 
     def __init__(self, journal: list[Callable[[], None]] | None = None) -> None:
         self._undo: list[Callable[[], None]] = []
+        self._commit_hooks: list[Callable[[], None]] = []
         self._journal = journal
 
     def put(self, mapping: MutableMapping[Any, Any], key: Any, value: Any) -> None:
@@ -57,11 +62,29 @@ class Transaction:
         """Register a custom undo step."""
         self._undo.append(undo)
 
-    def rollback(self) -> None:
-        while self._undo:
+    def on_commit(self, hook: Callable[[], None]) -> None:
+        """Run ``hook`` once this transaction commits (never if it rolls back)."""
+        self._commit_hooks.append(hook)
+
+    def savepoint(self) -> tuple[int, int]:
+        """A point inside this transaction that ``rollback_to`` can return to."""
+        return len(self._undo), len(self._commit_hooks)
+
+    def rollback_to(self, savepoint: tuple[int, int]) -> None:
+        """Undo the changes made since ``savepoint`` and drop their hooks; the earlier ones
+        stay."""
+        undo_steps, hooks = savepoint
+        while len(self._undo) > undo_steps:
             self._undo.pop()()
+        del self._commit_hooks[hooks:]
+
+    def rollback(self) -> None:
+        self.rollback_to((0, 0))
 
     def commit(self) -> None:
         if self._journal is not None:
             self._journal.extend(self._undo)
         self._undo = []
+        hooks, self._commit_hooks = self._commit_hooks, []
+        for hook in hooks:
+            hook()

@@ -11,6 +11,7 @@ from .ids import IdSource
 from .store import Store
 from .testing.calls import CallLog
 from .testing.faults import Faults
+from .testing.outbox import Outbox
 from .transaction import Transaction
 
 DEFAULT_TIMESTAMP_WINDOW_S = 600.0
@@ -27,8 +28,15 @@ class Settings:
     max_api_keys_per_user: int = 10
     max_authenticators_per_user: int = 10
     max_tags_per_organization: int = 100
+    # Tags of a sub-organization: its own, lower limit (resource-limits.mdx: 100 vs 10).
+    max_tags_per_sub_organization: int = 10
+    max_invitations_per_organization: int = 100
+    # Sub-organizations of one parent (``None``: unlimited, as documented). A
+    # sub-organization cannot create sub-organizations at all (its allowance is 0).
+    max_sub_organizations_per_organization: int | None = None
     max_wallets_per_organization: int = 100
     max_private_keys_per_organization: int = 1000
+    max_policies_per_organization: int = 100
     # The conventions behind *_P2SH, *_P2WSH and TON addresses (not public; see AddressOptions).
     address_options: AddressOptions = field(default_factory=AddressOptions)
 
@@ -65,6 +73,7 @@ class World:
     # Observations and test controls, not state: checkpoints and snapshots leave them alone.
     calls: CallLog = field(default_factory=CallLog)
     faults: Faults = field(default_factory=Faults)
+    outbox: Outbox = field(default_factory=Outbox)
 
     def transaction(self) -> Transaction:
         """A new all-or-nothing change; its commit is journaled once a checkpoint exists."""

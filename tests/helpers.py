@@ -98,3 +98,12 @@ def violations(error: TurnkeyApiError) -> list[dict]:
     """The field violations of a 400's BadRequest detail."""
     (detail,) = [d for d in error.details if d["@type"] == BAD_REQUEST]
     return detail["fieldViolations"]
+
+
+def add_user(emu, name: str, *, tags: list[str] | None = None, organization_id=None):
+    """A non-root user of the organization with a P-256 API key: ``(user_id, key)``."""
+    key = new_key()
+    params = user_params(name, apiKeys=[api_key_params(key, f"{name} key")], userTags=tags or [])
+    kwargs = {} if organization_id is None else {"organization_id": organization_id}
+    (user_id,) = emu.create_users(users=[params], **kwargs)["userIds"]
+    return user_id, key

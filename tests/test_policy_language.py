@@ -1350,3 +1350,20 @@ def test_random_boolean_trees_evaluate_like_python(tree: tuple) -> None:
     expected = python_value(tree)
     assert parse(render(tree, minimal=False)).test({}) is expected
     assert parse(render(tree, minimal=True)).test({}) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("activity.action == 'SIGN' && wallet.id == 'w1'", {"wallet.id": frozenset({"w1"})}),
+        ("'k1' == private_key.id", {"private_key.id": frozenset({"k1"})}),
+        (
+            "wallet_account.address in ['a', 'b'] && wallet_account.address == 'b'",
+            {"wallet_account.address": frozenset({"b"})},
+        ),
+        ("wallet.id == 'w1' || private_key.id == 'k1'", {}),
+        ("wallet.label == 'hot'", {}),
+    ],
+)
+def test_target_requirements_come_from_the_top_level_conjunction(text, expected) -> None:
+    assert dict(parse(text).target_requirements) == expected

@@ -13,6 +13,10 @@ the server listens on 127.0.0.1 by default: they are for a test machine.
   ``calls/clear``.
 * ``faults`` ``{operation?, count?, status?, code?, message?, turnkeyErrorCode?,
   activityStatus?}`` → ``{pending: [...]}``; ``faults/clear``.
+* ``outbox`` ``{channel?, to?, template?, organizationId?}`` (GET or POST) → ``{messages:
+  [...]}``, the e-mails and SMS the service would have sent, oldest first (each ``{id,
+  timeNs, timeMs, channel, to, senderAddress, senderName, replyTo, template,
+  organizationId, fields}``; see ``emulator/testing/outbox.py``); ``outbox/clear``.
 """
 
 from __future__ import annotations
@@ -142,6 +146,20 @@ class Control:
         self.emulator.world.faults.clear()
         return {}
 
+    def _outbox(self, params: Json) -> Json:
+        filters = {
+            "channel": params.get("channel"),
+            "to": params.get("to"),
+            "template": params.get("template"),
+            "organization_id": params.get("organizationId"),
+        }
+        outbox = self.emulator.world.outbox
+        return outbox.to_json(**{k: v for k, v in filters.items() if v})
+
+    def _outbox_clear(self, params: Json) -> Json:
+        self.emulator.world.outbox.clear()
+        return {}
+
     _ACTIONS = {
         "health": _health,
         "reset": _reset,
@@ -152,6 +170,8 @@ class Control:
         "calls/clear": _calls_clear,
         "faults": _faults,
         "faults/clear": _faults_clear,
+        "outbox": _outbox,
+        "outbox/clear": _outbox_clear,
     }
 
 

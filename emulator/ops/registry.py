@@ -64,6 +64,9 @@ class Operation:
     self_service: bool = False
     # Only the root quorum may run this activity; no policy can grant it.
     root_quorum_only: bool = False
+    # A vote on another activity (approve_activity, reject_activity): the selection it
+    # casts. Votes are not activities of their own; they answer the activity voted on.
+    vote_selection: str | None = None
     _by_type: dict[str, Version] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -106,6 +109,7 @@ def activity(
     in_seed: bool = False,
     self_service: bool = False,
     root_quorum_only: bool = False,
+    vote_selection: str | None = None,
 ) -> Callable[[Handler], Handler]:
     """Declare an activity; the decorated function is its handler ``(ctx, params) -> result``."""
 
@@ -122,6 +126,7 @@ def activity(
                 in_seed=in_seed,
                 self_service=self_service,
                 root_quorum_only=root_quorum_only,
+                vote_selection=vote_selection,
             )
         )
         return handler
@@ -156,6 +161,15 @@ def query(
         return handler
 
     return register
+
+
+def find_by_activity_type(activity_type: str) -> tuple[Operation, Version] | None:
+    """The activity and version that ``activity_type`` names, if any."""
+    for op in REGISTRY.values():
+        version = op.version(activity_type)
+        if version is not None:
+            return op, version
+    return None
 
 
 def find_by_path(path: str) -> Operation | None:

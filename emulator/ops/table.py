@@ -13,7 +13,8 @@ def _row(op: Operation) -> str:
     seed = "yes" if op.in_seed else ""
     if op.kind == ACTIVITY:
         types = "<br>".join(
-            f"`{v.activity_type}` → `{v.intent_key}` / `{v.result_key}`"
+            f"`{v.activity_type}` → `{v.intent_key}` / "
+            + (f"`{v.result_key}`" if v.result_key else "the activity voted on")
             + (f" (seed intent `{v.seed_intent_key}`)" if v.seed_intent_key else "")
             for v in op.versions
         )

@@ -12,6 +12,8 @@ from __future__ import annotations
 from emulator.policy import nodes
 
 ACTIVITY_FIELDS = frozenset({"type", "kind", "resource", "action"})
+# The targets of a request a condition may pin: its wallet, private key or wallet account.
+TARGET_FIELDS = frozenset({("wallet", "id"), ("private_key", "id"), ("wallet_account", "address")})
 
 
 def roots(tree: nodes.Node) -> frozenset[str]:
@@ -57,9 +59,20 @@ def _children(node: nodes.Node) -> tuple[nodes.Node, ...]:
 def activity_requirements(tree: nodes.Node) -> dict[str, frozenset[str]]:
     """Allowed values of ``activity.type/kind/resource/action`` implied by the
     top-level conjunction; a field constrained twice gets the intersection."""
+    return _requirements(tree, _activity_field)
+
+
+def target_requirements(tree: nodes.Node) -> dict[str, frozenset[str]]:
+    """Allowed values of ``wallet.id``, ``private_key.id`` and ``wallet_account.address``
+    (keyed by those dotted names) implied by the top-level conjunction. A request whose
+    target is another one, or none, cannot satisfy the condition."""
+    return _requirements(tree, _target_field)
+
+
+def _requirements(tree: nodes.Node, field_of) -> dict[str, frozenset[str]]:
     requirements: dict[str, frozenset[str]] = {}
     for clause in _conjuncts(tree):
-        constraint = _constraint(clause)
+        constraint = _constraint(clause, field_of)
         if constraint is None:
             continue
         field, allowed = constraint
@@ -90,17 +103,17 @@ def _conjuncts(node: nodes.Node) -> list[nodes.Node]:
     return flatten(node, "&&")
 
 
-def _constraint(clause: nodes.Node) -> tuple[str, frozenset[str]] | None:
+def _constraint(clause: nodes.Node, field_of) -> tuple[str, frozenset[str]] | None:
     if not isinstance(clause, nodes.Binary):
         return None
     if clause.op == "==":
         for side, other in ((clause.left, clause.right), (clause.right, clause.left)):
-            field = _activity_field(side)
+            field = field_of(side)
             if field is not None and _is_string(other):
                 return field, frozenset({other.value})  # type: ignore[attr-defined]
         return None
     if clause.op == "in":
-        field = _activity_field(clause.left)
+        field = field_of(clause.left)
         items = clause.right
         if (
             field is not None
@@ -119,6 +132,16 @@ def _activity_field(node: nodes.Node) -> str | None:
         and node.target.name == "activity"
     ):
         return node.name
+    return None
+
+
+def _target_field(node: nodes.Node) -> str | None:
+    if (
+        isinstance(node, nodes.Field)
+        and isinstance(node.target, nodes.Name)
+        and (node.target.name, node.name) in TARGET_FIELDS
+    ):
+        return f"{node.target.name}.{node.name}"
     return None
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from emulator.policy.analysis import activity_requirements, roots
+from emulator.policy.analysis import activity_requirements, roots, target_requirements
 from emulator.policy.compiler import compile_tree
 from emulator.policy.errors import PolicyEvaluationError, PolicySyntaxError
 from emulator.policy.nodes import Node
@@ -39,15 +39,26 @@ class Expression:
 
     ``roots`` are the keywords it reads from the environment;
     ``activity_requirements`` maps ``type``/``kind``/``resource``/``action``
-    to the values the top-level conjunction allows (empty when unknown).
+    to the values the top-level conjunction allows (empty when unknown), and
+    ``target_requirements`` does the same for ``wallet.id``, ``private_key.id``
+    and ``wallet_account.address``.
     """
 
-    __slots__ = ("_evaluate", "_requirements", "activity_requirements", "roots", "source", "tree")
+    __slots__ = (
+        "_evaluate",
+        "_requirements",
+        "activity_requirements",
+        "roots",
+        "source",
+        "target_requirements",
+        "tree",
+    )
 
     source: str
     tree: Node
     roots: frozenset[str]
     activity_requirements: Mapping[str, frozenset[str]]
+    target_requirements: Mapping[str, frozenset[str]]
 
     def __init__(self, source: str, tree: Node) -> None:
         self.source = source
@@ -55,6 +66,7 @@ class Expression:
         self.roots = roots(tree)
         self.activity_requirements = activity_requirements(tree)
         self._requirements = tuple(self.activity_requirements.items())
+        self.target_requirements = target_requirements(tree)
         self._evaluate = compile_tree(tree, source)
 
     def evaluate(self, env: Mapping[str, Any]) -> Any:

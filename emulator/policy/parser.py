@@ -46,6 +46,9 @@ COMPARISONS = frozenset({"==", "!=", "<", ">", "<=", ">=", "in"})
 QUANTIFIERS = frozenset({"any", "all", "filter"})
 FUNCTION_ARITY = {"Timestamp": 1, "CronSpan": 3}
 MAX_UINT256 = (1 << 256) - 1
+# Nesting deeper than this (parentheses, ``!``, arguments) is refused up front, whatever
+# the interpreter's recursion limit: no real policy comes near it.
+MAX_NESTING = 200
 
 
 def parse_tree(text: str) -> Node:
@@ -62,12 +65,13 @@ def _byte_offset(text: str, index: int) -> int:
 
 
 class _Parser:
-    __slots__ = ("_lexer", "_text", "_token")
+    __slots__ = ("_depth", "_lexer", "_text", "_token")
 
     def __init__(self, text: str) -> None:
         self._text = text
         self._lexer = Lexer(text)
         self._token = self._lexer.next()
+        self._depth = 0
 
     # --- token plumbing ---------------------------------------------------
 
@@ -125,11 +129,17 @@ class _Parser:
         return node
 
     def _unary(self) -> Node:
-        if self._token.kind == "!":
-            start = self._advance().start
-            operand = self._unary()
-            return Not(start, operand.end, operand)
-        return self._postfix()
+        self._depth += 1
+        if self._depth > MAX_NESTING:
+            raise PolicySyntaxError("expression is nested too deeply", 0)
+        try:
+            if self._token.kind == "!":
+                start = self._advance().start
+                operand = self._unary()
+                return Not(start, operand.end, operand)
+            return self._postfix()
+        finally:
+            self._depth -= 1
 
     def _postfix(self) -> Node:
         node = self._primary()

@@ -1,10 +1,11 @@
-"""The activity lifecycle: fingerprints, liveness of ``timestampMs``, records.
+"""The activity lifecycle: fingerprints, liveness of ``timestampMs``, records, votes.
 
 An activity's fingerprint is ``sha256:`` and the hex SHA-256 of the exact body
-bytes; the same body again is the same activity. Activities complete
-synchronously: the submit response already says COMPLETED (unless an injected
-fault, ``emulator.testing.faults``, records one as FAILED, CONSENSUS_NEEDED or
-PENDING instead).
+bytes; the same body again is the same activity. An allowed activity completes
+synchronously: the submit response already says COMPLETED. One that needs
+more approvals is recorded CONSENSUS_NEEDED (``consensus.py``), and an
+injected fault (``emulator.testing.faults``) records one as FAILED,
+CONSENSUS_NEEDED or PENDING instead.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from .. import messages
 from ..errors import InvalidArgument, ValidationFailed
-from ..models import Activity, Organization, Vote
+from ..models import Activity, Organization, PolicyOutcome, Vote
 from ..schema import Violations
 from ..world import World
 from .auth import Caller
@@ -45,34 +46,22 @@ def check_timestamp(world: World, raw: object) -> str:
     return text
 
 
-def record_completed(
-    world: World,
-    org: Organization,
-    caller: Caller,
-    *,
-    activity_type: str,
-    intent: dict[str, Any],
-    seed_intent: dict[str, Any] | None,
-    result: dict[str, Any],
-    body: bytes,
-    fingerprint: str,
-    timestamp_ms: str,
-    now_ns: int,
-) -> Activity:
-    """A completed activity with the proposer's vote (their stamp over the body)."""
-    return record_activity(
-        world,
-        org,
-        caller,
-        status=COMPLETED,
-        activity_type=activity_type,
-        intent=intent,
-        seed_intent=seed_intent,
-        result=result,
-        body=body,
-        fingerprint=fingerprint,
-        timestamp_ms=timestamp_ms,
-        now_ns=now_ns,
+def new_vote(
+    world: World, caller: Caller, activity_id: str, selection: str, body: bytes, now_ns: int
+) -> Vote:
+    """The caller's vote on an activity: their stamp over the body they sent."""
+    stamp = caller.stamp
+    return Vote(
+        vote_id=world.ids.uuid4(),
+        user_id=caller.user.user_id,
+        activity_id=activity_id,
+        selection=selection,
+        message=body.decode("utf-8"),
+        public_key=stamp.public_key,
+        signature=stamp.signature,
+        scheme=stamp.scheme,
+        created_at=now_ns,
+        voter=caller.user,
     )
 
 
@@ -91,24 +80,15 @@ def record_activity(
     now_ns: int,
     result: dict[str, Any] | None = None,
     failure: dict[str, Any] | None = None,
+    outcomes: list[PolicyOutcome] | None = None,
 ) -> Activity:
     """An activity in ``status`` with the proposer's vote: COMPLETED with its ``result``,
     or (fault injection) FAILED with its ``failure``, CONSENSUS_NEEDED or PENDING with
     neither."""
     activity_id = world.ids.uuid7(now_ns // 1_000_000)
-    stamp = caller.stamp
-    vote = Vote(
-        vote_id=world.ids.uuid4(),
-        user_id=caller.user.user_id,
-        activity_id=activity_id,
-        selection=APPROVED,
-        message=body.decode("utf-8"),
-        public_key=stamp.public_key,
-        signature=stamp.signature,
-        scheme=stamp.scheme,
-        created_at=now_ns,
-        voter=caller.user,
-    )
+    vote = new_vote(world, caller, activity_id, APPROVED, body, now_ns)
+    if outcomes is not None:
+        vote.policy_outcomes = outcomes
     return Activity(
         activity_id=activity_id,
         organization_id=org.organization_id,

@@ -23,7 +23,7 @@ class Caller:
 
     user: User
     organization: Organization
-    api_key: ApiKey
+    api_key: ApiKey | None  # None for a proposer whose key is gone when consensus completes
     stamp: ApiKeyStamp
 
 
@@ -40,8 +40,7 @@ def authenticate(
     if stamp is None:
         message = messages.NO_STAMP_ACTIVITY if is_activity else messages.NO_STAMP_QUERY
         raise Unauthenticated(message, turnkey_error_code="SIGNATURE_MISSING")
-    caller = _find_key(world, target, stamp)
-    key = caller.api_key
+    caller, key = _find_key(world, target, stamp)
     if key.curve != stamp.curve:
         raise Unauthenticated(messages.BAD_SIGNATURE, turnkey_error_code="SIGNATURE_INVALID")
     expires_at = key.expires_at_ns()
@@ -54,14 +53,15 @@ def authenticate(
     return caller
 
 
-def _find_key(world: World, target: Organization, stamp: ApiKeyStamp) -> Caller:
+def _find_key(world: World, target: Organization, stamp: ApiKeyStamp) -> tuple[Caller, ApiKey]:
     owners = world.store.key_owners(stamp.public_key)
     for org_id in (target.organization_id, target.parent_id):
         for owner in owners:
             if owner.organization_id == org_id:
                 org = world.store.organizations[org_id]
                 user = org.users[owner.user_id]
-                return Caller(user, org, user.api_keys[owner.api_key_id], stamp)
+                key = user.api_keys[owner.api_key_id]
+                return Caller(user, org, key, stamp), key
     raise Unauthenticated(
         messages.public_key_not_found(
             target.organization_id, stamp.public_key, has_parent=target.parent_id is not None

@@ -18,6 +18,7 @@ class Context:
     caller: Caller
     now_ns: int
     tx: Transaction
+    raw: bytes = b""  # the exact request body (a vote records it as its message)
 
     @property
     def store(self) -> Store:

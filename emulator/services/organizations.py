@@ -1,11 +1,49 @@
-"""Bootstrapping an organization: its root user, API key and root quorum."""
+"""Organizations: bootstrapping one, the features it starts with, its root quorum rules."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .. import messages
+from ..errors import InvalidArgument
 from ..models import API_KEY_CREDENTIAL_TYPES, ApiKey, Organization, Quorum, User
 from ..world import World
+
+# The features a sub-organization has from its creation, each with the
+# create_sub_organization flag that leaves it out. The docs: e-mail auth, OTP e-mail auth
+# and SMS auth are enabled by default in sub-organizations and disabled in top-level
+# organizations (which start with no feature); e-mail recovery has a ``disable`` flag of
+# its own, so it is taken to be on by default in the same way. An enabled feature is
+# listed with the value it was set with ("" when none).
+SUB_ORGANIZATION_FEATURES = {
+    "disableEmailRecovery": "FEATURE_NAME_EMAIL_RECOVERY",
+    "disableEmailAuth": "FEATURE_NAME_EMAIL_AUTH",
+    "disableSmsAuth": "FEATURE_NAME_SMS_AUTH",
+    "disableOtpEmailAuth": "FEATURE_NAME_OTP_EMAIL_AUTH",
+}
+
+
+def initial_features(parent_id: str | None, disabled: Iterable[str] = ()) -> dict[str, str]:
+    """The features a new organization starts with; ``disabled`` names ``disable*`` flags."""
+    if parent_id is None:
+        return {}
+    off = set(disabled)
+    return {name: "" for flag, name in SUB_ORGANIZATION_FEATURES.items() if flag not in off}
+
+
+def check_quorum(threshold: int, members: int) -> None:
+    """The real "quorum threshold must be non-zero integer" for 0 or less; a threshold
+    above the number of quorum users is refused too (no quorum could ever be met)."""
+    if threshold <= 0:
+        raise InvalidArgument(
+            messages.QUORUM_THRESHOLD_NOT_POSITIVE, turnkey_error_code="REQUEST_INVALID"
+        )
+    if threshold > members:
+        raise InvalidArgument(
+            messages.quorum_threshold_above_members(threshold, members),
+            turnkey_error_code="REQUEST_INVALID",
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +78,7 @@ def bootstrap_organization(
         created_at=now,
         root_quorum=Quorum(threshold=1, user_ids=[user_id]),
         parent_id=parent_id,
+        features=initial_features(parent_id),
     )
     tx = world.transaction()
     world.store.add_organization(tx, org)

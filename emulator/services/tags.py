@@ -2,7 +2,8 @@
 
 A tag has a unique name in its organization and is listed on each of its
 holders (``tag_ids`` of a user or a private key). Both kinds count against the
-organization's one tag limit. The operations modules only map parameters.
+organization's one tag limit, which is lower in a sub-organization (10) than in
+a parent (100). The operations modules only map parameters.
 """
 
 from __future__ import annotations
@@ -30,6 +31,13 @@ def tag_count(org: Organization) -> int:
     return len(org.user_tags) + len(org.private_key_tags)
 
 
+def tag_limit(ctx: Context) -> int:
+    settings = ctx.settings
+    if ctx.org.parent_id is not None:
+        return settings.max_tags_per_sub_organization
+    return settings.max_tags_per_organization
+
+
 def find_tag(ctx: Context, kind: TagKind, tag_id: str) -> Tag:
     tag = kind.tags(ctx.org).get(tag_id)
     if tag is None:
@@ -50,7 +58,7 @@ def _tag_holders(ctx: Context, kind: TagKind, tag_id: str, ids: list[str], *, ad
 
 
 def create_tag(ctx: Context, kind: TagKind, name: str, holder_ids: list[str]) -> Tag:
-    if tag_count(ctx.org) >= ctx.settings.max_tags_per_organization:
+    if tag_count(ctx.org) >= tag_limit(ctx):
         raise ResourceExhausted(messages.MAX_TAGS, turnkey_error_code="RATE_LIMIT_EXCEEDED")
     _check_name_free(ctx, kind, name, None)
     tag = Tag(ctx.new_id(), name, kind.tag_type, ctx.now_ns, ctx.now_ns)

@@ -1,8 +1,10 @@
 """Test-only seams into an emulator's key material. NOT part of Turnkey's API.
 
 ``emu.backdoor`` puts a wallet of a known mnemonic or a private key of a known
-value straight into an organization (for fixtures and published vectors), and
-reads a secret back (to check a signature against an independent library).
+value straight into an organization (for fixtures and published vectors), reads
+a secret back (to check a signature against an independent library), and marks
+a user's e-mail or phone number verified (``verify_contact``: no flow of the API
+does that yet, and ``list_verified_suborgs`` reads it).
 The real service can do none of this: no request reaches these methods, no
 activity records them, and nothing they return travels on the wire.
 """
@@ -85,6 +87,32 @@ class Backdoor:
         addresses = [{"format": a.address_format, "address": a.address} for a in key.addresses]
         return {"privateKeyId": key.private_key_id, "addresses": addresses}
 
+    # ----- facts the API cannot set yet ----------------------------------------------
+
+    def verify_contact(
+        self,
+        user_id: str,
+        *,
+        email: bool = True,
+        phone_number: bool = False,
+        organization_id: str | None = None,
+    ) -> None:
+        """Mark a user's e-mail address (and/or phone number) verified, as an OTP or a
+        verification token would: ``list_verified_suborgs`` then finds the user's
+        sub-organization. ``organization_id`` defaults to the one holding the user. The
+        change is state (a checkpoint rollback undoes it); no activity records it."""
+        org = self._organization_of_user(user_id, organization_id)
+        user = org.users[user_id]
+        if email and user.email is None:
+            raise ValueError(f"user {user_id} has no e-mail address to verify")
+        if phone_number and user.phone_number is None:
+            raise ValueError(f"user {user_id} has no phone number to verify")
+        with _Transaction(self._emulator, org) as ctx:
+            if email:
+                ctx.tx.set(user, "email_verified", True)
+            if phone_number:
+                ctx.tx.set(user, "phone_number_verified", True)
+
     # ----- secrets out ---------------------------------------------------------------
 
     def mnemonic(self, wallet_id: str, *, organization_id: str | None = None) -> str:
@@ -105,6 +133,17 @@ class Backdoor:
         world = self._emulator.world
         org_id = organization_id or self._emulator._default_organization_id()
         return world.store.organizations[org_id]
+
+    def _organization_of_user(self, user_id: str, organization_id: str | None) -> Organization:
+        if organization_id is not None:
+            org = self._organization(organization_id)
+            if user_id not in org.users:
+                raise KeyError(f"no user {user_id} in organization {org.organization_id}")
+            return org
+        for org in self._emulator.world.store.organizations.values():
+            if user_id in org.users:
+                return org
+        raise KeyError(f"no user {user_id} in any organization")
 
     def _transaction(self, organization_id: str | None) -> _Transaction:
         return _Transaction(self._emulator, self._organization(organization_id))

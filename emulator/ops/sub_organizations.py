@@ -1,0 +1,258 @@
+"""Sub-organizations: create_sub_organization, delete_sub_organization, list_suborgs,
+list_verified_suborgs.
+
+A new sub-organization is built inside the parent's activity, in its one
+transaction: the organization, its root users with their credentials (the
+``create_users`` helpers, run in a context whose organization is the new one),
+its root quorum, and its first wallet (V4 and later) or private keys (V3). Any
+failure leaves nothing behind.
+
+Versions V2 to V8 are accepted; each is upgraded to the V8 shape (root users as
+V4 user params) and answers its own result key. Older results differ only in
+what they carry: V2 has no wallet, V3 private keys instead of a wallet.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..models import Organization, Quorum
+from ..schema import Array, Boolean, Enum, Integer, Object, String, label, obj, opt
+from ..services import keys
+from ..services import sub_organizations as sub_orgs
+from ..services.context import Context
+from ..services.organizations import SUB_ORGANIZATION_FEATURES, check_quorum, initial_features
+from ..services.pagination import PAGINATION, paginate
+from .params import (
+    API_KEY_PARAMS,
+    API_KEY_PARAMS_V2,
+    AUTHENTICATOR_PARAMS_V2,
+    OAUTH_PROVIDER_PARAMS,
+    OAUTH_PROVIDER_PARAMS_V2,
+    upgrade_user,
+)
+from .private_keys import PRIVATE_KEY_PARAMS, new_private_key
+from .registry import Version, activity, query
+from .users import create_user
+from .wallets import DEFAULT_MNEMONIC_LENGTH, WALLET_ACCOUNT_PARAMS, new_wallet
+
+Params = dict[str, Any]
+
+# --- parameter shapes, per version (names and required-ness as the SDK's models) ---------
+
+_EMAIL = String(fmt="email", max_length=256)
+ROOT_USER_PARAMS = obj(  # v1RootUserParams: V2, V3 and V4
+    userName=label(),
+    userEmail=opt(_EMAIL),
+    apiKeys=Array(API_KEY_PARAMS),
+    authenticators=Array(AUTHENTICATOR_PARAMS_V2),
+)
+ROOT_USER_PARAMS_V2 = obj(  # V5
+    userName=label(),
+    userEmail=opt(_EMAIL),
+    apiKeys=Array(API_KEY_PARAMS),
+    authenticators=Array(AUTHENTICATOR_PARAMS_V2),
+    oauthProviders=Array(OAUTH_PROVIDER_PARAMS),
+)
+ROOT_USER_PARAMS_V3 = obj(  # V6
+    userName=label(),
+    userEmail=opt(_EMAIL),
+    apiKeys=Array(API_KEY_PARAMS_V2),
+    authenticators=Array(AUTHENTICATOR_PARAMS_V2),
+    oauthProviders=Array(OAUTH_PROVIDER_PARAMS),
+)
+ROOT_USER_PARAMS_V4 = obj(  # V7
+    userName=label(),
+    userEmail=opt(_EMAIL),
+    userPhoneNumber=opt(String(fmt="e164")),
+    apiKeys=Array(API_KEY_PARAMS_V2),
+    authenticators=Array(AUTHENTICATOR_PARAMS_V2),
+    oauthProviders=Array(OAUTH_PROVIDER_PARAMS),
+)
+ROOT_USER_PARAMS_V5 = obj(  # V8
+    userName=label(),
+    userEmail=opt(_EMAIL),
+    userPhoneNumber=opt(String(fmt="e164")),
+    apiKeys=Array(API_KEY_PARAMS_V2),
+    authenticators=Array(AUTHENTICATOR_PARAMS_V2),
+    oauthProviders=Array(OAUTH_PROVIDER_PARAMS_V2),
+)
+WALLET_PARAMS = obj(  # v1WalletParams
+    walletName=label(),
+    accounts=Array(WALLET_ACCOUNT_PARAMS),
+    mnemonicLength=opt(Integer()),
+)
+CLIENT_SIGNATURE = obj(  # v1ClientSignature: accepted, not checked yet (the OTP issue will)
+    publicKey=String(),
+    scheme=Enum(("CLIENT_SIGNATURE_SCHEME_API_P256",)),
+    message=String(),
+    signature=String(),
+)
+
+
+def _intent(root_user: Object, *, extra: dict | None = None) -> Object:
+    return obj(
+        subOrganizationName=label(),
+        rootUsers=Array(root_user, min_items=1),
+        rootQuorumThreshold=Integer(),
+        **(extra or {}),
+    )
+
+
+_V4_EXTRA = {
+    "wallet": opt(WALLET_PARAMS),
+    "disableEmailRecovery": opt(Boolean()),
+    "disableEmailAuth": opt(Boolean()),
+}
+_V7_EXTRA = {
+    **_V4_EXTRA,
+    "disableSmsAuth": opt(Boolean()),
+    "disableOtpEmailAuth": opt(Boolean()),
+    "verificationToken": opt(String()),  # accepted, not checked yet (the OTP issue will)
+    "clientSignature": opt(CLIENT_SIGNATURE),
+}
+
+
+def _upgrade(params: Params) -> Params:
+    """Any version to the V8 shape: root users as V4 user params (no tags)."""
+    return {**params, "rootUsers": [upgrade_user(u) for u in params["rootUsers"]]}
+
+
+def _version(number: int, root_user: Object, extra: dict | None, result: str) -> Version:
+    suffix = f"_V{number}"
+    return Version(
+        f"ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION{suffix}",
+        f"createSubOrganizationIntentV{number}",
+        result,
+        _intent(root_user, extra=extra),
+        upgrade=_upgrade,
+    )
+
+
+@activity(
+    "create_sub_organization",
+    summary="Create sub-organization",
+    default="ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7",
+    versions=[
+        _version(2, ROOT_USER_PARAMS, None, "createSubOrganizationResult"),
+        _version(
+            3,
+            ROOT_USER_PARAMS,
+            {"privateKeys": Array(PRIVATE_KEY_PARAMS)},
+            "createSubOrganizationResultV3",
+        ),
+        _version(4, ROOT_USER_PARAMS, _V4_EXTRA, "createSubOrganizationResultV4"),
+        _version(5, ROOT_USER_PARAMS_V2, _V4_EXTRA, "createSubOrganizationResultV5"),
+        _version(6, ROOT_USER_PARAMS_V3, _V4_EXTRA, "createSubOrganizationResultV6"),
+        _version(7, ROOT_USER_PARAMS_V4, _V7_EXTRA, "createSubOrganizationResultV7"),
+        _version(8, ROOT_USER_PARAMS_V5, _V7_EXTRA, "createSubOrganizationResultV8"),
+    ],
+)
+def create_sub_organization(ctx: Context, params: Params) -> Params:
+    """A sub-organization of the caller's organization, with its root users, root quorum,
+    features (each ``disable*`` flag leaves one out) and first wallet or private keys."""
+    sub_orgs.check_may_create(ctx)
+    root_users, threshold = params["rootUsers"], params["rootQuorumThreshold"]
+    check_quorum(threshold, len(root_users))
+    disabled = [flag for flag in SUB_ORGANIZATION_FEATURES if params.get(flag)]
+    org = Organization(
+        organization_id=ctx.new_id(),
+        name=params["subOrganizationName"],
+        created_at=ctx.now_ns,
+        root_quorum=Quorum(threshold=threshold, user_ids=[]),
+        parent_id=ctx.org.organization_id,
+        features=initial_features(ctx.org.organization_id, disabled),
+    )
+    ctx.store.add_organization(ctx.tx, org)
+    inside = dataclasses.replace(ctx, org=org)  # the same caller, clock and transaction
+    users = [create_user(inside, spec, f"rootUsers.{i}") for i, spec in enumerate(root_users)]
+    user_ids = [u.user_id for u in users]
+    ctx.tx.set(org, "root_quorum", Quorum(threshold=threshold, user_ids=user_ids))
+    result: Params = {"subOrganizationId": org.organization_id}
+    wallet_params = params.get("wallet")
+    if wallet_params is not None:
+        length = wallet_params.get("mnemonicLength") or DEFAULT_MNEMONIC_LENGTH
+        mnemonic = keys.new_mnemonic(inside, length)
+        wallet, addresses = new_wallet(
+            inside, wallet_params["walletName"], mnemonic, wallet_params["accounts"]
+        )
+        result["wallet"] = {"walletId": wallet.wallet_id, "addresses": addresses}
+    if "privateKeys" in params:  # V3
+        made = [
+            new_private_key(inside, spec, f"privateKeys.{i}")
+            for i, spec in enumerate(params["privateKeys"])
+        ]
+        result["privateKeys"] = [
+            {
+                "privateKeyId": k.private_key_id,
+                "addresses": [
+                    {"format": a.address_format, "address": a.address} for a in k.addresses
+                ],
+            }
+            for k in made
+        ]
+    result["rootUserIds"] = user_ids
+    return result
+
+
+@activity(
+    "delete_sub_organization",
+    summary="Delete sub organization",
+    default="ACTIVITY_TYPE_DELETE_SUB_ORGANIZATION",
+    versions=[
+        Version(
+            "ACTIVITY_TYPE_DELETE_SUB_ORGANIZATION",
+            "deleteSubOrganizationIntent",
+            "deleteSubOrganizationResult",
+            obj(deleteWithoutExport=opt(Boolean())),
+        )
+    ],
+)
+def delete_sub_organization(ctx: Context, params: Params) -> Params:
+    """Run in the sub-organization itself, by its own users; every wallet and private key
+    must have been exported unless ``deleteWithoutExport`` is set."""
+    without_export = bool(params.get("deleteWithoutExport"))
+    return {"subOrganizationUuid": sub_orgs.delete(ctx, without_export=without_export)}
+
+
+# --- queries ----------------------------------------------------------------------------
+
+_FILTERED = obj(
+    filterType=opt(String()),
+    filterValue=opt(String()),
+    paginationOptions=opt(PAGINATION),
+)
+
+
+@query(
+    "list_suborgs",
+    sdk_method="get_sub_org_ids",
+    summary="Get suborgs",
+    body=_FILTERED,
+    result_keys=("organizationIds",),
+)
+def list_suborgs(ctx: Context, body: Params) -> Params:
+    """The target organization's sub-organizations that match the filter, paginated."""
+    filter_type, value = body.get("filterType"), body.get("filterValue")
+    sub_orgs.check_filter(filter_type, value, sub_orgs.FILTER_TYPES)
+    found = sub_orgs.matching(sub_orgs.sub_organizations(ctx), filter_type, value)
+    page = paginate(found, body.get("paginationOptions"), lambda o: o.organization_id)
+    return {"organizationIds": [o.organization_id for o in page]}
+
+
+@query(
+    "list_verified_suborgs",
+    sdk_method="get_verified_sub_org_ids",
+    summary="Get verified suborgs",
+    body=_FILTERED,
+    result_keys=("organizationIds",),
+)
+def list_verified_suborgs(ctx: Context, body: Params) -> Params:
+    """The sub-organizations with a user whose e-mail or phone number is verified, that
+    match the filter, paginated."""
+    filter_type, value = body.get("filterType"), body.get("filterValue")
+    sub_orgs.check_filter(filter_type, value, sub_orgs.VERIFIED_FILTER_TYPES)
+    found = sub_orgs.verified(sub_orgs.sub_organizations(ctx), filter_type, value)
+    page = paginate(found, body.get("paginationOptions"), lambda o: o.organization_id)
+    return {"organizationIds": [o.organization_id for o in page]}

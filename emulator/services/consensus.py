@@ -1,0 +1,154 @@
+"""Consensus: votes on an activity, and running it once its approvals suffice.
+
+An activity the policy engine does not allow yet waits in
+``ACTIVITY_STATUS_CONSENSUS_NEEDED`` with its proposer's approval. More
+approvals come from ``approve_activity`` (by fingerprint) or from another user
+submitting the identical body; each is judged again with every live approval.
+Once allowed, the activity runs then, as its proposer, and ends COMPLETED, or
+FAILED if it can no longer run (its ``failure`` says why). One rejection
+(``reject_activity``) ends it REJECTED. Approvals count for 24 hours on the
+emulator's clock (the real approval window); after that they must be cast
+again, and the activity itself never expires.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..crypto.stamps import ApiKeyStamp
+from ..errors import TurnkeyApiError
+from ..models import Activity, Organization, PolicyOutcome, Vote
+from ..ops.registry import Operation, Version, find_by_activity_type
+from ..transaction import Transaction
+from ..world import World
+from .auth import Caller
+from .authorization import authorize
+from .context import Context
+from .policy_engine import ALLOW, Approval, Verdict
+from .policy_environment import credential_view
+
+APPROVED = "VOTE_SELECTION_APPROVED"
+REJECTED = "VOTE_SELECTION_REJECTED"
+COMPLETED_STATUS = "ACTIVITY_STATUS_COMPLETED"
+FAILED_STATUS = "ACTIVITY_STATUS_FAILED"
+CONSENSUS_NEEDED_STATUS = "ACTIVITY_STATUS_CONSENSUS_NEEDED"
+REJECTED_STATUS = "ACTIVITY_STATUS_REJECTED"
+
+APPROVAL_WINDOW_NS = 24 * 3600 * 1_000_000_000
+
+Json = dict[str, Any]
+
+
+def execute(
+    world: World,
+    org: Organization,
+    caller: Caller,
+    op: Operation,
+    version: Version,
+    params: Json,
+    now_ns: int,
+    tx: Transaction,
+) -> Json:
+    """Run the activity's handler; its result under the version's result key."""
+    result = op.handler(Context(world, org, caller, now_ns, tx), params)
+    if version.downgrade_result is not None:
+        result = version.downgrade_result(result)
+    return {version.result_key: result}
+
+
+def outcomes_of(verdict: Verdict) -> list[PolicyOutcome]:
+    return [PolicyOutcome(policy_id, outcome) for policy_id, outcome in verdict.outcomes]
+
+
+def live_vote(activity: Activity, user_id: str, now_ns: int) -> Vote | None:
+    """The user's vote that still counts: a rejection, or an approval in its window."""
+    for vote in reversed(activity.votes):
+        if vote.user_id == user_id and (vote.selection == REJECTED or _in_window(vote, now_ns)):
+            return vote
+    return None
+
+
+def live_approvals(org: Organization, activity: Activity, now_ns: int) -> list[Approval]:
+    """One approval per user still in the organization whose approval is in its window."""
+    approvals, seen = [], set()
+    for vote in activity.votes:
+        user = org.users.get(vote.user_id)
+        if vote.selection != APPROVED or not _in_window(vote, now_ns) or user is None:
+            continue
+        if vote.user_id not in seen:
+            seen.add(vote.user_id)
+            approvals.append(Approval(user, credential_view(user, vote.public_key, vote.scheme)))
+    return approvals
+
+
+def _in_window(vote: Vote, now_ns: int) -> bool:
+    return now_ns - vote.created_at < APPROVAL_WINDOW_NS
+
+
+def cast(
+    world: World,
+    org: Organization,
+    activity: Activity,
+    vote: Vote,
+    now_ns: int,
+    tx: Transaction,
+) -> None:
+    """Add ``vote`` to ``activity``; reject it, or judge it again and run it once allowed.
+
+    A denial raises the real 403 with nothing changed (the caller rolls ``tx`` back)."""
+    tx.set(activity, "votes", [*activity.votes, vote])
+    tx.set(activity, "updated_at", now_ns)
+    if vote.selection == REJECTED:
+        tx.set(activity, "status", REJECTED_STATUS)
+        return
+    found = find_by_activity_type(activity.activity_type)
+    assert found is not None, activity.activity_type
+    op, version = found
+    params = activity.intent[version.intent_key]
+    canonical = version.upgrade(params) if version.upgrade else params
+    proposer = activity.votes[0]
+    verdict = authorize(
+        org,
+        activity.activity_type,
+        canonical,
+        live_approvals(org, activity, now_ns),
+        now_ns,
+        proposer_id=proposer.user_id,
+        root_quorum_only=op.root_quorum_only,
+        self_service=op.self_service,
+    )
+    vote.policy_outcomes = outcomes_of(verdict)
+    if verdict.decision == ALLOW:
+        _run_approved(world, org, activity, op, version, canonical, now_ns, tx)
+
+
+def _run_approved(
+    world: World,
+    org: Organization,
+    activity: Activity,
+    op: Operation,
+    version: Version,
+    params: Json,
+    now_ns: int,
+    tx: Transaction,
+) -> None:
+    """Run an activity whose consensus is reached: COMPLETED, or FAILED with what stopped it
+    (its proposer gone, or the handler's error; the handler's changes are then undone)."""
+    proposal = activity.votes[0]
+    user = org.users.get(proposal.user_id)
+    savepoint = tx.savepoint()
+    try:
+        if user is None:
+            raise TurnkeyApiError(5, f"proposer {proposal.user_id} is no longer a user")
+        key = next((k for k in user.api_keys.values() if k.public_key == proposal.public_key), None)
+        stamp = ApiKeyStamp(proposal.public_key, proposal.signature, proposal.scheme)
+        caller = Caller(user, org, key, stamp)
+        result = execute(world, org, caller, op, version, params, now_ns, tx)
+    except TurnkeyApiError as error:
+        tx.rollback_to(savepoint)
+        failure = {"code": error.code, "message": error.message, "details": list(error.details)}
+        tx.set(activity, "status", FAILED_STATUS)
+        tx.set(activity, "failure", failure)
+        return
+    tx.set(activity, "status", COMPLETED_STATUS)
+    tx.set(activity, "result", result)

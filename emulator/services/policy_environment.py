@@ -1,0 +1,179 @@
+"""What a policy sees: the keywords of ``condition``, ``consensus`` and ``time``.
+
+``condition`` reads the activity (``activity.type/kind/resource/action/params``),
+its targets (``wallet``, ``wallets``, ``private_key``, ``wallet_account``, found
+from ``signWith``, ``walletId`` and the like), the transaction or typed data
+being signed (``eth.tx``, ``eth.eip_712``, ``eth.eip_7702_authorization``,
+``solana.tx``) and ``time.now``. ``consensus`` reads ``approvers`` and
+``credentials``. A keyword that does not apply to the activity is absent, so
+reading it is the real ``MissingField`` evaluation error. Anything costly
+(parsing a transaction, the params view) is ``Lazy``: computed only when a
+policy reads it, at most once per evaluation.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..crypto import eip712
+from ..crypto.signing import EIP712, EIP7702_AUTHORIZATION
+from ..crypto.transactions import TransactionError
+from ..models import Organization, PrivateKey, SignerRef, User, Wallet
+from ..policy import Lazy, PolicyEvaluationError, Timestamp
+from ..policy.catalog import activity_kind, exposed_params, resource_action
+from ..policy.chains import eip712_view, eip7702_view, ethereum_view, solana_view
+
+Json = dict[str, Any]
+
+SIGN_TRANSACTION_ETHEREUM = "TRANSACTION_TYPE_ETHEREUM"
+SIGN_TRANSACTION_SOLANA = "TRANSACTION_TYPE_SOLANA"
+
+
+def condition_environment(
+    org: Organization, activity_type: str, params: Mapping[str, Any], now_ns: int
+) -> Json:
+    """The keywords of ``condition`` and ``time`` for one activity in ``org``."""
+    resource_and_action = resource_action(activity_type)
+    activity: Json = {
+        "type": activity_type,
+        "params": Lazy(lambda: exposed_params(activity_type, params)),
+    }
+    kind = activity_kind(activity_type)
+    if kind is not None:
+        activity["kind"] = kind
+    if resource_and_action is not None:
+        activity["resource"], activity["action"] = resource_and_action
+    env: Json = {"activity": activity, "time": {"now": Timestamp.from_ns(now_ns)}}
+    _add_targets(env, org, params)
+    _add_payloads(env, params)
+    return env
+
+
+def consensus_environment(approvals: Iterable[tuple[User, Json]]) -> Json:
+    """``approvers`` (users) and ``credentials`` (what each approval was stamped with)."""
+    approvers, credentials, seen = [], [], set()
+    for user, credential in approvals:
+        if user.user_id not in seen:
+            seen.add(user.user_id)
+            approvers.append(_user(user))
+        credentials.append(credential)
+    return {"approvers": approvers, "credentials": credentials}
+
+
+def credential_view(user: User, public_key: str, scheme: str) -> Json:
+    """The ``Credential`` struct of an approval stamped with ``public_key``."""
+    key = next((k for k in user.api_keys.values() if k.public_key == public_key.lower()), None)
+    if key is not None:
+        return {
+            "id": key.api_key_id,
+            "user_id": user.user_id,
+            "type": key.credential_type,
+            "public_key": key.public_key,
+        }
+    return {"user_id": user.user_id, "public_key": public_key, "type": scheme}
+
+
+def _user(user: User) -> Json:
+    view: Json = {"id": user.user_id, "tags": list(user.tag_ids), "alias": user.name}
+    if user.email is not None:
+        view["email"] = user.email
+    return view
+
+
+# ----- targets ------------------------------------------------------------------------
+
+
+def _add_targets(env: Json, org: Organization, params: Mapping[str, Any]) -> None:
+    sign_with = params.get("signWith")
+    if isinstance(sign_with, str):
+        holders = org.signers.get(sign_with)
+        if holders:
+            _add_signer(env, org, holders[0], sign_with)
+    wallet_id = params.get("walletId")
+    if isinstance(wallet_id, str) and wallet_id in org.wallets:
+        env.setdefault("wallet", _wallet(org.wallets[wallet_id]))
+    wallet_ids = params.get("walletIds")
+    if isinstance(wallet_ids, list):
+        env["wallets"] = [_wallet(org.wallets[w]) for w in wallet_ids if w in org.wallets]
+    address = params.get("address")
+    if isinstance(address, str) and "wallet_account" not in env:
+        holders = org.signers.get(address)
+        if holders:
+            _add_signer(env, org, holders[0], address)
+    key_id = params.get("privateKeyId")
+    if isinstance(key_id, str) and key_id in org.private_keys:
+        env.setdefault("private_key", _private_key(org.private_keys[key_id]))
+
+
+def _add_signer(env: Json, org: Organization, ref: SignerRef, named_by: str) -> None:
+    if ref.private_key_id is not None:
+        env["private_key"] = _private_key(org.private_keys[ref.private_key_id])
+        return
+    wallet = org.wallets[ref.wallet_id]  # type: ignore[index]
+    account = wallet.accounts[ref.wallet_account_id]  # type: ignore[index]
+    env["wallet"] = _wallet(wallet)
+    env["wallet_account"] = {"address": account.address}
+
+
+def _wallet(wallet: Wallet) -> Json:
+    return {
+        "id": wallet.wallet_id,
+        "imported": wallet.imported,
+        "exported": wallet.exported,
+        "label": wallet.name,
+    }
+
+
+def _private_key(key: PrivateKey) -> Json:
+    return {
+        "id": key.private_key_id,
+        "tags": list(key.tag_ids),
+        "imported": key.imported,
+        "exported": key.exported,
+        "label": key.name,
+    }
+
+
+# ----- what is being signed -----------------------------------------------------------
+
+
+def _add_payloads(env: Json, params: Mapping[str, Any]) -> None:
+    unsigned = params.get("unsignedTransaction")
+    if isinstance(unsigned, str):
+        sender = params.get("signWith") if isinstance(params.get("signWith"), str) else None
+        if params.get("type") == SIGN_TRANSACTION_ETHEREUM:
+            env["eth"] = {"tx": Lazy(lambda: _parsed(ethereum_view, unsigned, sender))}
+        elif params.get("type") == SIGN_TRANSACTION_SOLANA:
+            env["solana"] = {"tx": Lazy(lambda: _parsed(solana_view, unsigned))}
+        return
+    payload, encoding = params.get("payload"), params.get("encoding")
+    if isinstance(payload, str) and encoding == EIP712:
+        env["eth"] = {"eip_712": Lazy(lambda: eip712_view(_typed_data(payload)))}
+    elif isinstance(payload, str) and encoding == EIP7702_AUTHORIZATION:
+        env["eth"] = {"eip_7702_authorization": Lazy(lambda: eip7702_view(_json(payload)))}
+
+
+def _parsed(view, *args: Any) -> Json:
+    try:
+        return view(*args)
+    except TransactionError as error:
+        raise PolicyEvaluationError(f"InvalidTransaction: {error}") from None
+
+
+def _typed_data(payload: str) -> Json:
+    try:
+        return eip712.parse_typed_data(payload)
+    except ValueError as error:
+        raise PolicyEvaluationError(f"InvalidTypedData: {error}") from None
+
+
+def _json(payload: str) -> Json:
+    try:
+        value = json.loads(payload)
+    except ValueError as error:
+        raise PolicyEvaluationError(f"InvalidPayload: {error}") from None
+    if not isinstance(value, dict):
+        raise PolicyEvaluationError("InvalidPayload: expected a JSON object")
+    return value
