@@ -40,6 +40,14 @@ def state_digest(emu: Emulator) -> str:
             "private_keys": [render.private_key(k) for k in org.private_keys.values()],
             "private_key_tags": [render.tag(t) for t in org.private_key_tags.values()],
             "signers": {value: repr(ref) for value, ref in org.signers.items()},
+            "policies": [render.policy(p) for p in org.policies.values()],
+            "invitations": [repr(i) for i in org.invitations.values()],
+            "verified": [
+                (u.user_id, u.email_verified, u.phone_number_verified) for u in org.users.values()
+            ],
+            "policy_outcomes": [
+                [repr(v.policy_outcomes) for v in a.votes] for a in org.activities.values()
+            ],
         }
         for org_id, org in store.organizations.items()
     }
