@@ -415,3 +415,61 @@ def test_example_deny_deletes_by_tagged_users(turnkey_emulator, bob) -> None:
     assert fails(emu, emu.delete_users, user_ids=[bob_id], caller=intern).message == EXPLICIT
     new = user_params("carol")
     assert status(emu.create_users(users=[new], caller=intern)) == "ACTIVITY_STATUS_COMPLETED"
+
+
+def test_example_sub_organization_creation_by_an_api_user(turnkey_emulator, alice) -> None:
+    """The docs' backend pattern: an API-only user may create sub-organizations."""
+    emu, (_, key) = turnkey_emulator, alice
+    sub_org = {
+        "subOrganizationName": "end user",
+        "rootUsers": [user_params("end user", apiKeys=[], userTags=None)],
+        "rootQuorumThreshold": 1,
+    }
+    sub_org["rootUsers"][0].pop("userTags")
+    assert fails(emu, emu.create_sub_organization, sub_org, caller=key).message == IMPLICIT
+    allow(emu, condition="activity.resource == 'ORGANIZATION' && activity.action == 'CREATE'")
+    made = emu.create_sub_organization(sub_org, caller=key)
+    assert status(made) == "ACTIVITY_STATUS_COMPLETED"
+    assert made["activity"]["organizationId"] == emu.organization().organization_id
+
+
+@pytest.mark.parametrize(
+    ("operation", "params"),
+    [
+        ("update_organization_name", {"organizationName": "Mine now"}),
+        ("set_organization_feature", {"name": "FEATURE_NAME_WEBHOOK", "value": "x"}),
+        ("remove_organization_feature", {"name": "FEATURE_NAME_WEBHOOK"}),
+    ],
+)
+def test_no_policy_grants_a_root_quorum_activity(
+    turnkey_emulator, alice, operation, params
+) -> None:
+    emu, (_, key) = turnkey_emulator, alice
+    allow(emu, "everything")  # no condition, no consensus: every activity
+    assert status(wallet_by(emu, key)) == "ACTIVITY_STATUS_COMPLETED"
+    error = fails(emu, emu.call, operation, params, caller=key)
+    assert error_of(error) == (403, 7, IMPLICIT, "")
+
+
+def test_a_policy_lets_one_root_user_act_alone_under_a_quorum_of_two(
+    turnkey_emulator, turnkey_org, alice
+) -> None:
+    """root-quorum.mdx: with a threshold above one, a policy can still let one root act."""
+    emu, (alice_id, alice_key) = turnkey_emulator, alice
+    emu.update_root_quorum(threshold=2, user_ids=[turnkey_org.user_id, alice_id])
+    alone = emu.create_wallet(wallet_name="alone", accounts=[])
+    assert status(alone) == "ACTIVITY_STATUS_CONSENSUS_NEEDED"
+    done = emu.approve_activity(fingerprint=alone["activity"]["fingerprint"], caller=alice_key)
+    assert done["activity"]["status"] == "ACTIVITY_STATUS_COMPLETED"
+    policy = emu.create_policy(
+        policy_name="root alone",
+        effect="EFFECT_ALLOW",
+        notes="",
+        condition=CREATE_WALLET,
+        consensus=f"approvers.any(user, user.id == '{turnkey_org.user_id}')",
+    )
+    assert status(policy) == "ACTIVITY_STATUS_CONSENSUS_NEEDED"  # policies need the quorum too
+    emu.approve_activity(fingerprint=policy["activity"]["fingerprint"], caller=alice_key)
+    assert status(emu.create_wallet(wallet_name="now alone", accounts=[])) == (
+        "ACTIVITY_STATUS_COMPLETED"
+    )
