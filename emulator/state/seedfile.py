@@ -1,8 +1,8 @@
-"""Declarative seed files: the organizations, users, keys and wallets a test starts from.
+"""Declarative seed files: the organizations, users, keys, wallets and policies a test starts from.
 
 A seed file is JSON (or YAML, when PyYAML is installed; it is not a dependency)
 naming what to create. ``apply`` creates it through the public facade
-(``create_organization``, ``create_users``, ``create_wallet``...), so the
+(``create_organization``, ``create_users``, ``create_wallet``, ``create_policy``...), so the
 records, activities and ids are what an API client would have produced; a
 wallet of a known mnemonic and a private key of a known value go in through the
 test-only backdoor, as imports. Keys may be spelled in camelCase or snake_case.
@@ -28,6 +28,14 @@ test-only backdoor, as imports. Keys may be spelled in camelCase or snake_case.
                      "addressFormat": "ADDRESS_FORMAT_ETHEREUM"}]}],
         "privateKeys": [{"name": "signer", "curve": "CURVE_SECP256K1", "privateKey": "…",
                          "addressFormats": ["ADDRESS_FORMAT_ETHEREUM"], "tags": ["treasury"]}],
+        "policies": [{"name": "admins sign with hot", "effect": "EFFECT_ALLOW",
+                      "condition": "activity.action == 'SIGN' && wallet.id == '{{wallet:hot}}'",
+                      "consensus": "approvers.any(user, user.tags.contains('{{userTag:admins}}'))",
+                      "notes": "…"},
+                     {"name": "alice never deletes", "effect": "EFFECT_DENY",
+                      "condition": "activity.action == 'DELETE'",
+                      "consensus": "approvers.any(user, user.id == '{{user:alice}}')"}],
+        "rootQuorum": {"threshold": 2, "users": ["Root User", "alice"]},
         "subOrganizations": [{"name": "Acme EU", "users": []}]
       }]
     }
@@ -41,10 +49,31 @@ test-only backdoor, as imports. Keys may be spelled in camelCase or snake_case.
 * A wallet without ``mnemonic`` is created (``mnemonicLength`` 12 by default); with one it is
   imported (``"imported": false`` makes it look created). A private key without ``privateKey``
   is created (``curve`` ``CURVE_SECP256K1`` by default), with one it is imported.
-* ``policies``: the policy engine is not built yet (issue 6); a non-empty list is an error.
+* A policy has ``name`` and ``effect`` (``EFFECT_ALLOW`` or ``EFFECT_DENY``), and optionally
+  ``condition``, ``consensus``, ``time`` (policy-language expressions) and ``notes`` (``""``
+  by default); each is created with ``create_policy``, after the organization's users, tags,
+  wallets and private keys. In the expressions, ``{{kind:name}}`` stands for the id of what
+  the same organization's entry names: ``{{user:alice}}`` (the root user too, by its name),
+  ``{{userTag:admins}}``, ``{{wallet:hot}}``, ``{{privateKey:signer}}``,
+  ``{{privateKeyTag:treasury}}`` (kinds may be snake_case too: ``{{user_tag:admins}}``). A
+  placeholder is replaced by the bare id, so quote it as a string: ``'{{wallet:hot}}'``;
+  ``{{`` always opens a placeholder. An unknown kind or name is an error before anything is
+  created; an expression the emulator cannot parse fails the seed with the API's own
+  message (``invalid policy condition: Expression cannot be evaluated: parse error: …``).
+* ``rootQuorum`` sets the organization's root quorum (``update_root_quorum``): a
+  ``threshold`` and the ``users`` in it, by name (the root user alone by default). It is
+  applied last, after every organization of the file: the facade acts as each
+  organization's root user, who passes every policy while the quorum is the root user
+  alone; under a threshold above 1 (or a quorum without the root user), the facade's later
+  activities in that organization need consensus (``approve_activity``) or a policy. Without
+  ``rootQuorum`` the quorum is the root user, threshold 1.
+* ``subOrganizations`` nest: each is an organization entry of its own, made a
+  sub-organization of the one it is in; names and placeholders are the organization's own.
 
 Errors are ``SeedError`` (a ``ValueError``) naming the bad entry, like
-``organizations[0].users[1] ('bob').apiKeys[0]: …``. ``apply`` is all or nothing.
+``organizations[0].users[1] ('bob').apiKeys[0]: …`` or
+``organizations[0] ('Acme').policies[1] ('alice never deletes').condition: …``. ``apply`` is
+all or nothing. ``SeedResult`` answers names with ids: ``result["Acme"].policies[name].policy_id``.
 """
 
 from __future__ import annotations
@@ -61,10 +90,13 @@ from ..errors import TurnkeyApiError, ValidationFailed
 from .seedplan import (
     ROOT_API_KEY_NAME,
     OrganizationPlan,
+    PolicyPlan,
     PrivateKeyPlan,
+    QuorumPlan,
     SeedError,
     UserPlan,
     WalletPlan,
+    fill,
     parse,
 )
 
@@ -114,6 +146,22 @@ class PrivateKeySeed:
     tag_ids: list[str]
 
 
+@dataclass(frozen=True)
+class PolicySeed:
+    policy_id: str
+    name: str
+    effect: str
+    condition: str | None  # as created: the file's placeholders replaced by ids
+    consensus: str | None
+    time: str | None
+
+
+@dataclass(frozen=True)
+class QuorumSeed:
+    threshold: int
+    user_ids: list[str]
+
+
 @dataclass
 class OrganizationSeed:
     name: str
@@ -125,6 +173,8 @@ class OrganizationSeed:
     wallets: dict[str, WalletSeed] = field(default_factory=dict)
     private_keys: dict[str, PrivateKeySeed] = field(default_factory=dict)
     private_key_tags: dict[str, str] = field(default_factory=dict)  # name -> id
+    policies: dict[str, PolicySeed] = field(default_factory=dict)
+    root_quorum: QuorumSeed | None = None  # the root user alone, threshold 1, unless the file says
     sub_organizations: dict[str, OrganizationSeed] = field(default_factory=dict)
 
     @property
@@ -187,9 +237,12 @@ def apply(emulator: Emulator, source: str | os.PathLike[str] | Mapping[str, Any]
             saved = emulator.snapshot()
             undo = lambda: emulator.restore(saved)  # noqa: E731
         result = SeedResult()
+        quorums: list[tuple[QuorumPlan, OrganizationSeed]] = []
         try:
             for plan in plans:
-                _apply_organization(emulator, plan, None, result)
+                _apply_organization(emulator, plan, None, result, quorums)
+            for quorum, seeded in quorums:  # last: above 1, the facade's calls need consensus
+                _apply_quorum(emulator, quorum, seeded)
         except BaseException:
             undo()
             raise
@@ -200,7 +253,11 @@ def apply(emulator: Emulator, source: str | os.PathLike[str] | Mapping[str, Any]
 
 
 def _apply_organization(
-    emu: Emulator, plan: OrganizationPlan, parent: OrganizationSeed | None, result: SeedResult
+    emu: Emulator,
+    plan: OrganizationPlan,
+    parent: OrganizationSeed | None,
+    result: SeedResult,
+    quorums: list[tuple[QuorumPlan, OrganizationSeed]],
 ) -> OrganizationSeed:
     handle = _step(
         plan.where,
@@ -213,7 +270,13 @@ def _apply_organization(
         parent_organization_id=parent.organization_id if parent else None,
     )
     org_id = handle.organization_id
-    seeded = OrganizationSeed(plan.name, org_id, handle, parent.organization_id if parent else None)
+    seeded = OrganizationSeed(
+        plan.name,
+        org_id,
+        handle,
+        parent.organization_id if parent else None,
+        root_quorum=QuorumSeed(1, [handle.user_id]),
+    )
     result.organizations[plan.name] = seeded
     if parent is not None:
         parent.sub_organizations[plan.name] = seeded
@@ -246,8 +309,12 @@ def _apply_organization(
         seeded.wallets[wallet.name] = _apply_wallet(emu, wallet, org_id)
     for key in plan.private_keys:
         seeded.private_keys[key.name] = _apply_private_key(emu, key, seeded)
+    for policy in plan.policies:  # after what their placeholders name
+        seeded.policies[policy.name] = _apply_policy(emu, policy, seeded)
+    if plan.root_quorum is not None:
+        quorums.append((plan.root_quorum, seeded))
     for sub in plan.subs:
-        _apply_organization(emu, sub, seeded, result)
+        _apply_organization(emu, sub, seeded, result, quorums)
     return seeded
 
 
@@ -344,6 +411,42 @@ def _apply_private_key(
         (made,) = answer["privateKeys"]
     addresses = {a["format"]: a["address"] for a in made["addresses"]}
     return PrivateKeySeed(made["privateKeyId"], plan.name, plan.curve, addresses, tag_ids)
+
+
+def _apply_policy(emu: Emulator, plan: PolicyPlan, org: OrganizationSeed) -> PolicySeed:
+    ids = {
+        "user": {name: user.user_id for name, user in org.users.items()},
+        "userTag": org.user_tags,
+        "wallet": {name: wallet.wallet_id for name, wallet in org.wallets.items()},
+        "privateKey": {name: key.private_key_id for name, key in org.private_keys.items()},
+        "privateKeyTag": org.private_key_tags,
+    }
+    condition, consensus, time = (
+        fill(text, ids) for text in (plan.condition, plan.consensus, plan.time)
+    )
+    expressions = {"condition": condition, "consensus": consensus, "time": time}
+    made = _step(
+        plan.where,
+        emu.create_policy,
+        policy_name=plan.name,
+        effect=plan.effect,
+        notes=plan.notes,
+        organization_id=org.organization_id,
+        **{key: text for key, text in expressions.items() if text is not None},
+    )
+    return PolicySeed(made["policyId"], plan.name, plan.effect, condition, consensus, time)
+
+
+def _apply_quorum(emu: Emulator, plan: QuorumPlan, org: OrganizationSeed) -> None:
+    user_ids = [org.users[name].user_id for name in plan.users]
+    _step(
+        plan.where,
+        emu.update_root_quorum,
+        threshold=plan.threshold,
+        user_ids=user_ids,
+        organization_id=org.organization_id,
+    )
+    org.root_quorum = QuorumSeed(plan.threshold, user_ids)
 
 
 def _step(where: str, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -1,13 +1,21 @@
 """Seed files read and checked: every check that needs no emulator, before anything is made.
 
 ``parse`` turns a seed mapping into plans (``OrganizationPlan`` and the plans of
-its users, wallets, private keys); ``seedfile.apply`` then creates them. A bad
-entry is a ``SeedError`` naming it (``organizations[0] ('Acme').users[1]``). Plans
-keep mnemonics and private keys out of their reprs.
+its users, wallets, private keys, policies and root quorum); ``seedfile.apply``
+then creates them. A bad entry is a ``SeedError`` naming it
+(``organizations[0] ('Acme').users[1]``). Plans keep mnemonics and private keys
+out of their reprs.
+
+Placeholders: a policy's ``condition``, ``consensus`` and ``time`` may name what
+the same organization's entry creates, as ``{{kind:name}}``; ``fill`` puts the
+created ids in their place. ``parse`` checks each kind and name (see
+``PLACEHOLDER_KINDS``); the expressions themselves are checked by the emulator
+when the policy is created (the real ``invalid policy condition: ...`` errors).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -27,6 +35,18 @@ SEED_FORMAT = "turnkey-emulator-seed"
 SEED_VERSION = 1
 ROOT_API_KEY_NAME = "Root API key"  # what bootstrap_organization names the root key
 DEFAULT_ROOT_USER = "Root User"
+EFFECTS = ("EFFECT_ALLOW", "EFFECT_DENY")  # as the API's policy activities take them
+
+# ``{{kind:name}}`` in a policy's expressions: kind -> the organization's section naming it
+PLACEHOLDER_KINDS = {
+    "user": "users",
+    "userTag": "userTags",
+    "wallet": "wallets",
+    "privateKey": "privateKeys",
+    "privateKeyTag": "privateKeyTags",
+}
+PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+_PLACEHOLDER_PARTS = re.compile(r"\s*([A-Za-z_]+)\s*:(.*)", re.DOTALL)
 
 Json = dict[str, Any]
 
@@ -85,6 +105,24 @@ class PrivateKeyPlan:
 
 
 @dataclass
+class PolicyPlan:
+    where: str
+    name: str
+    effect: str
+    condition: str | None  # with its {{kind:name}} placeholders, filled when applied
+    consensus: str | None
+    time: str | None
+    notes: str
+
+
+@dataclass
+class QuorumPlan:
+    where: str
+    threshold: int
+    users: list[str]  # user names, the root user's included
+
+
+@dataclass
 class OrganizationPlan:
     where: str
     name: str
@@ -97,6 +135,8 @@ class OrganizationPlan:
     private_key_tags: list[str]
     wallets: list[WalletPlan]
     private_keys: list[PrivateKeyPlan]
+    policies: list[PolicyPlan]
+    root_quorum: QuorumPlan | None
     subs: list[OrganizationPlan]
 
 
@@ -129,6 +169,7 @@ def _organization(data: Any, where: str, names: set[str]) -> OrganizationPlan:
             "privateKeys",
             "privateKeyTags",
             "policies",
+            "rootQuorum",
             "subOrganizations",
         },
         required=("name",),
@@ -137,11 +178,6 @@ def _organization(data: Any, where: str, names: set[str]) -> OrganizationPlan:
     if name in names:
         raise SeedError(f"{where}.name", f"another organization is named {name!r}")
     names.add(name)
-    if _list(spec.get("policies", []), f"{where}.policies"):
-        raise SeedError(
-            f"{where}.policies",
-            "policies are not supported yet: the policy engine is issue 6",
-        )
     root = _fields(spec.get("rootUser", {}), f"{where}.rootUser", {"name", "email"})
     root_user = _text(root.get("name", DEFAULT_ROOT_USER), f"{where}.rootUser.name")
     root_email = _optional_text(root.get("email"), f"{where}.rootUser.email")
@@ -170,6 +206,21 @@ def _organization(data: Any, where: str, names: set[str]) -> OrganizationPlan:
         for i, entry in enumerate(_list(spec.get("privateKeys", []), f"{where}.privateKeys"))
     ]
     _unique([k.name for k in keys], f"{where}.privateKeys", "private key")
+    declared = {
+        "user": [root_user, *(u.name for u in users)],
+        "userTag": user_tags,
+        "wallet": [w.name for w in wallets],
+        "privateKey": [k.name for k in keys],
+        "privateKeyTag": key_tags,
+    }
+    policies = [
+        _policy(entry, f"{where}.policies[{i}]", declared)
+        for i, entry in enumerate(_list(spec.get("policies", []), f"{where}.policies"))
+    ]
+    _unique([p.name for p in policies], f"{where}.policies", "policy")
+    quorum = None
+    if "rootQuorum" in spec:
+        quorum = _quorum(spec["rootQuorum"], f"{where}.rootQuorum", root_user, declared["user"])
     subs = [
         _organization(entry, f"{where}.subOrganizations[{i}]", names)
         for i, entry in enumerate(
@@ -188,6 +239,8 @@ def _organization(data: Any, where: str, names: set[str]) -> OrganizationPlan:
         key_tags,
         wallets,
         keys,
+        policies,
+        quorum,
         subs,
     )
 
@@ -357,6 +410,99 @@ def _private_key(data: Any, where: str, tags: list[str]) -> PrivateKeyPlan:
     return PrivateKeyPlan(where, name, curve, secret, formats, key_tags, imported)
 
 
+def _policy(data: Any, where: str, declared: Mapping[str, list[str]]) -> PolicyPlan:
+    where = _labelled(data, where)
+    spec = _fields(
+        data,
+        where,
+        {"name", "effect", "condition", "consensus", "time", "notes"},
+        ("name", "effect"),
+    )
+    name = _text(spec["name"], f"{where}.name")
+    effect = spec["effect"]
+    if effect not in EFFECTS:
+        raise SeedError(f"{where}.effect", f"must be one of {', '.join(EFFECTS)}")
+    notes = spec.get("notes", "")
+    if not isinstance(notes, str):
+        raise SeedError(f"{where}.notes", "expected a string")
+    condition, consensus, time = (
+        _expression(spec.get(key), f"{where}.{key}", declared)
+        for key in ("condition", "consensus", "time")
+    )
+    return PolicyPlan(where, name, effect, condition, consensus, time, notes)
+
+
+def _expression(data: Any, where: str, declared: Mapping[str, list[str]]) -> str | None:
+    """A policy expression whose placeholders each name something ``declared``."""
+    text = _optional_text(data, where)
+    if text is None:
+        return None
+    for match in PLACEHOLDER.finditer(text):
+        kind, name = _placeholder(match, where)
+        if name not in declared[kind]:
+            raise SeedError(
+                where,
+                f"{match.group(0)}: no {_words(kind)} {name!r} in the organization's"
+                f" {PLACEHOLDER_KINDS[kind]}",
+            )
+    if "{{" in PLACEHOLDER.sub("", text):
+        raise SeedError(where, "a '{{' without its '}}': placeholders are {{kind:name}}")
+    return text
+
+
+def _placeholder(match: re.Match[str], where: str) -> tuple[str, str]:
+    """``(kind, name)`` of a ``{{kind:name}}``; the kind in camelCase, or snake_case."""
+    parts = _PLACEHOLDER_PARTS.fullmatch(match.group(1))
+    kinds = ", ".join(sorted(PLACEHOLDER_KINDS))
+    if parts is None or not parts.group(2).strip():
+        raise SeedError(where, f"{match.group(0)} is not a {{{{kind:name}}}} (kinds: {kinds})")
+    kind = camel(parts.group(1))
+    if kind not in PLACEHOLDER_KINDS:
+        raise SeedError(
+            where, f"{match.group(0)}: unknown placeholder kind {parts.group(1)!r} (known: {kinds})"
+        )
+    return kind, parts.group(2).strip()
+
+
+def fill(text: str | None, ids: Mapping[str, Mapping[str, str]]) -> str | None:
+    """``text`` with each ``{{kind:name}}`` replaced by ``ids[kind][name]`` (checked by parse)."""
+    if text is None:
+        return None
+
+    def one(match: re.Match[str]) -> str:
+        parts = _PLACEHOLDER_PARTS.fullmatch(match.group(1))
+        assert parts is not None, match.group(0)
+        return ids[camel(parts.group(1))][parts.group(2).strip()]
+
+    return PLACEHOLDER.sub(one, text)
+
+
+def _quorum(data: Any, where: str, root_user: str, users: list[str]) -> QuorumPlan:
+    spec = _fields(data, where, {"threshold", "users"}, ("threshold",))
+    members = [
+        _text(entry, f"{where}.users[{i}]")
+        for i, entry in enumerate(_list(spec.get("users", [root_user]), f"{where}.users"))
+    ]
+    for i, member in enumerate(members):
+        if member not in users:
+            raise SeedError(
+                f"{where}.users[{i}]", f"no user {member!r} in the organization's users"
+            )
+    if len(set(members)) != len(members):
+        raise SeedError(f"{where}.users", "names a user twice")
+    threshold = spec["threshold"]
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int)
+        or not 1 <= threshold <= len(members)
+    ):
+        raise SeedError(
+            f"{where}.threshold",
+            f"must be a whole number from 1 to the number of quorum users ({len(members)})",
+        )
+    return QuorumPlan(where, threshold, members)
+
+
 # ----- small checks ---------------------------------------------------------------------------
 
 
@@ -412,6 +558,11 @@ def _references(data: Any, where: str, declared: list[str], section: str) -> lis
         if name not in declared:
             raise SeedError(f"{where}[{i}]", f"no tag {name!r} in the organization's {section}")
     return names
+
+
+def _words(kind: str) -> str:
+    """``privateKeyTag`` as ``private key tag``."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", kind).lower()
 
 
 def _unique(names: list[str], where: str, what: str) -> None:
