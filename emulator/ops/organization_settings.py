@@ -12,7 +12,7 @@ from typing import Any
 
 from ..enums import FEATURE_NAMES
 from ..models import Organization, Quorum
-from ..schema import Array, Enum, Integer, Object, String, Violations, label, obj, opt, uuid
+from ..schema import Array, Enum, Integer, String, label, obj, uuid
 from ..services.context import Context
 from ..services.organizations import check_quorum
 from .registry import Version, activity
@@ -21,20 +21,10 @@ from .users import find_user
 Params = dict[str, Any]
 
 
-class _EmptyValueAllowed(Object):
-    """``{name, value}`` where ``value`` is required (as the SDK's model has it) but may be
-    empty: the SDK describes it as "Optional value for the feature", most features take
-    none, and proto3 cannot tell "" from absent. Elsewhere an empty required string is
-    missing; here it is the empty value."""
-
-    def check(self, value: object, path: str, errors: Violations) -> object:
-        if isinstance(value, dict) and value.get("value") == "":
-            relaxed = Object({**self.fields, "value": opt(String())})
-            return relaxed.check(value, path, errors)
-        return super().check(value, path, errors)
-
-
-FEATURE_PARAMS = _EmptyValueAllowed(obj(name=Enum(FEATURE_NAMES), value=String()).fields)
+# ``value`` is required (as the SDK's model has it) but may be empty: the SDK describes it
+# as "Optional value for the feature", most features take none, and proto3 cannot tell ""
+# from absent.
+FEATURE_PARAMS = obj(name=Enum(FEATURE_NAMES), value=String(allow_empty=True))
 
 
 def features_of(org: Organization) -> list[Params]:

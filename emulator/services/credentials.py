@@ -126,7 +126,7 @@ def _decoded(value: str) -> bytes | None:
 
 def add_oauth_provider(ctx: Context, user: User, params: dict[str, Any]) -> OauthProvider:
     """An OAuth provider from the token's (or the given) ``iss``, ``aud`` and ``sub``."""
-    claims = params.get("oidcClaims") or _token_claims(params.get("oidcToken"))
+    claims = params.get("oidcClaims") or token_claims(params.get("oidcToken"))
     provider = OauthProvider(
         provider_id=ctx.new_id(),
         name=params["providerName"],
@@ -140,7 +140,7 @@ def add_oauth_provider(ctx: Context, user: User, params: dict[str, Any]) -> Oaut
     return provider
 
 
-def _token_claims(token: str | None) -> dict[str, str]:
+def token_claims(token: str | None) -> dict[str, str]:
     invalid = InvalidArgument(messages.INVALID_OIDC_TOKEN, turnkey_error_code="INVALID_OIDC_TOKEN")
     parts = (token or "").split(".")
     if len(parts) != 3:

@@ -20,7 +20,7 @@ from ..errors import InvalidArgument, ResourceExhausted, ValidationFailed
 from ..models import Organization, User
 from ..schema import Violations
 from .context import Context
-from .credentials import _token_claims as oidc_token_claims
+from .credentials import token_claims as oidc_token_claims
 
 FILTER_TYPES = (
     "NAME",
