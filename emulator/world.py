@@ -27,6 +27,7 @@ class Settings:
     max_users_per_organization: int = 100
     max_api_keys_per_user: int = 10
     max_authenticators_per_user: int = 10
+    max_oauth_providers_per_user: int = 10
     max_tags_per_organization: int = 100
     # Tags of a sub-organization: its own, lower limit (resource-limits.mdx: 100 vs 10).
     max_tags_per_sub_organization: int = 10

@@ -7,7 +7,7 @@ import pytest
 from emulator import TurnkeyApiError
 from emulator.testing import VirtualAuthenticator
 
-from .helpers import NIL_UUID, api_key_params, new_key, state_digest, user_params
+from .helpers import NIL_UUID, api_key_params, error_of, fails, new_key, state_digest, user_params
 
 
 def test_create_users_then_read_them_back(turnkey_emulator, turnkey_org):
@@ -114,6 +114,22 @@ def test_v4_oauth_provider_from_claims(turnkey_emulator, turnkey_org):
         "https://accounts.google.com",
         "123",
         "app",
+    )
+
+
+def test_a_user_holds_at_most_the_oauth_provider_limit(turnkey_emulator, turnkey_org):
+    emu = turnkey_emulator
+    emu.settings.max_oauth_providers_per_user = 2
+    provider = V4_USER["oauthProviders"][0]
+    three = {**V4_USER, "oauthProviders": [provider] * 3}
+    error = fails(
+        emu, emu.create_users, users=[three], activity_type="ACTIVITY_TYPE_CREATE_USERS_V4"
+    )
+    assert error_of(error) == (
+        429,
+        8,
+        "user has exceeded maximum oauth providers",
+        "RATE_LIMIT_EXCEEDED",
     )
 
 

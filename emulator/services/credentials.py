@@ -126,6 +126,10 @@ def _decoded(value: str) -> bytes | None:
 
 def add_oauth_provider(ctx: Context, user: User, params: dict[str, Any]) -> OauthProvider:
     """An OAuth provider from the token's (or the given) ``iss``, ``aud`` and ``sub``."""
+    if len(user.oauth_providers) >= ctx.settings.max_oauth_providers_per_user:
+        raise ResourceExhausted(
+            messages.MAX_OAUTH_PROVIDERS, turnkey_error_code="RATE_LIMIT_EXCEEDED"
+        )
     claims = params.get("oidcClaims") or token_claims(params.get("oidcToken"))
     provider = OauthProvider(
         provider_id=ctx.new_id(),
