@@ -12,8 +12,10 @@ import pytest
 
 from emulator import Emulator
 from emulator.crypto.api_keys import key_pair_from_private
+from emulator.errors import TurnkeyApiError
 from emulator.http.app import handle
-from emulator.state.seedfile import SeedError, SeedResult
+from emulator.state.seedfile import QuorumSeed, SeedError, SeedResult
+from emulator.state.seedplan import fill, parse
 
 from .helpers import encode, stamped_headers, state_digest
 
@@ -23,6 +25,10 @@ ABANDON_ETH = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94"
 ABANDON_SOL = "HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk"
 HARDHAT_0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 BASIC = json.loads((SEEDS / "basic.json").read_text())
+POLICIES = json.loads((SEEDS / "policies.json").read_text())
+EXPLICIT_DENY = "policy engine denied request explicitly"
+IMPLICIT_DENY = "You don't have sufficient permissions to take this action."
+COMPLETED, CONSENSUS_NEEDED = "ACTIVITY_STATUS_COMPLETED", "ACTIVITY_STATUS_CONSENSUS_NEEDED"
 
 
 def whoami_on_the_wire(emu: Emulator, org_id: str, key) -> dict:
@@ -140,11 +146,13 @@ def test_suborganizations_seed_file():
     assert whoami_on_the_wire(emu, us.organization_id, sam_key)["userId"] == us.users["sam"].user_id
 
 
-def test_a_seeded_emulator_seeds_the_same_every_time():
+@pytest.mark.parametrize("name", ["basic", "policies"])
+def test_a_seeded_emulator_seeds_the_same_every_time(name):
     one, two = Emulator(seed=9), Emulator(seed=9)
     for emu in (one, two):
         emu.clock.freeze(1_700_000_000_000)
-    a, b = one.seed(BASIC), two.seed(SEEDS / "basic.json")
+    path = SEEDS / f"{name}.json"
+    a, b = one.seed(json.loads(path.read_text())), two.seed(path)
     assert a == b and state_digest(one) == state_digest(two)
 
 
@@ -172,6 +180,224 @@ def test_snake_case_keys_and_a_mapping():
     assert user["userPhoneNumber"] == "+15555550199"
 
 
+# ----- policies and the root quorum ---------------------------------------------------------
+
+
+def test_policies_seed_file_creates_its_policies_with_the_ids_of_what_it_names():
+    emu = Emulator(seed=3)
+    result = emu.seed(SEEDS / "policies.json")
+    acme = result["Acme Treasury"]
+    org_id = acme.organization_id
+    traders, interns = acme.user_tags["traders"], acme.user_tags["interns"]
+    trading = acme.wallets["trading"].wallet_id
+    signer = acme.private_keys["ops-signer"].private_key_id
+    hot, alice = acme.private_key_tags["hot"], acme.users["alice"].user_id
+    listed = emu.get_policies(organization_id=org_id)["policies"]
+    got = {
+        p["policyName"]: (p["policyId"], p["effect"], p["condition"], p["consensus"], p["notes"])
+        for p in listed
+    }
+    assert got == {
+        "traders may create wallets": (
+            acme.policies["traders may create wallets"].policy_id,
+            "EFFECT_ALLOW",
+            "activity.resource == 'WALLET' && activity.action == 'CREATE'",
+            f"approvers.any(user, user.tags.contains('{traders}'))",
+            "any trader, alone",
+        ),
+        "traders sign with the trading wallet": (
+            acme.policies["traders sign with the trading wallet"].policy_id,
+            "EFFECT_ALLOW",
+            f"activity.action == 'SIGN' && wallet.id == '{trading}'",
+            f"approvers.any(user, user.tags.contains('{traders}'))",
+            "",
+        ),
+        "interns create nothing": (
+            acme.policies["interns create nothing"].policy_id,
+            "EFFECT_DENY",
+            "activity.action == 'CREATE'",
+            f"approvers.any(user, user.tags.contains('{interns}'))",
+            "",
+        ),
+        "only alice signs with hot keys": (
+            acme.policies["only alice signs with hot keys"].policy_id,
+            "EFFECT_ALLOW",
+            f"activity.action == 'SIGN' && private_key.tags.contains('{hot}')",
+            f"approvers.any(user, user.id == '{alice}')",
+            "",
+        ),
+        "interns never use the ops signer": (
+            acme.policies["interns never use the ops signer"].policy_id,
+            "EFFECT_DENY",
+            f"private_key.id == '{signer}'",
+            f"approvers.any(user, user.tags.contains('{interns}'))",
+            "",
+        ),
+    }
+    seeded = acme.policies["only alice signs with hot keys"]
+    assert (seeded.effect, seeded.consensus, seeded.time) == (
+        "EFFECT_ALLOW",
+        f"approvers.any(user, user.id == '{alice}')",
+        None,
+    )
+    assert "{{" not in repr(acme.policies)
+    # each one its own activity, after everything the policies name
+    oldest_first = list(reversed(emu.list_activities(organization_id=org_id)["activities"]))
+    types_ = [a["type"] for a in oldest_first]
+    assert types_.count("ACTIVITY_TYPE_CREATE_POLICY_V3") == 5
+    assert types_[-5:] == ["ACTIVITY_TYPE_CREATE_POLICY_V3"] * 5
+    # a sub-organization has its own policies (none here), the parent's stay the parent's
+    vault = result["Acme Vault"]
+    assert emu.get_policies(organization_id=vault.organization_id)["policies"] == []
+    assert vault.policies == {} and acme.root_quorum == QuorumSeed(1, [acme.root_user_id])
+
+
+def test_seeded_policies_allow_and_deny_the_seeded_users():
+    emu = Emulator(seed=3)
+    acme = emu.seed(SEEDS / "policies.json")["Acme Treasury"]
+    org_id = acme.organization_id
+    alice, bob, dave = (
+        next(iter(acme.users[name].api_keys.values())).key for name in ("alice", "bob", "dave")
+    )
+    assert alice == key_pair_from_private("5a" * 32)
+    eth = [
+        {
+            "curve": "CURVE_SECP256K1",
+            "pathFormat": "PATH_FORMAT_BIP32",
+            "path": "m/44'/60'/0'/0/0",
+            "addressFormat": "ADDRESS_FORMAT_ETHEREUM",
+        }
+    ]
+
+    def create_wallet(key, name):
+        return emu.create_wallet(
+            wallet_name=name, accounts=eth, organization_id=org_id, caller=key
+        )["activity"]["status"]
+
+    def sign(key, sign_with):
+        return emu.sign_raw_payload(
+            sign_with=sign_with,
+            payload="00" * 32,
+            encoding="PAYLOAD_ENCODING_HEXADECIMAL",
+            hash_function="HASH_FUNCTION_NO_OP",
+            organization_id=org_id,
+            caller=key,
+        )["activity"]["status"]
+
+    def refused(call, *args) -> str:
+        with pytest.raises(TurnkeyApiError) as caught:
+            call(*args)
+        return caught.value.message
+
+    assert create_wallet(alice, "alice's") == COMPLETED  # a trader: allowed
+    assert refused(create_wallet, bob, "bob's") == EXPLICIT_DENY  # a trader, but an intern
+    assert create_wallet(dave, "dave's") == CONSENSUS_NEEDED  # waits for a trader's approval
+    assert create_wallet(acme.handle.api_key, "root's") == COMPLETED  # the root quorum
+
+    trading = acme.wallets["trading"].addresses[0]
+    vault = acme.wallets["vault"].addresses[0]
+    signer = acme.private_keys["ops-signer"].private_key_id
+    assert sign(alice, trading) == COMPLETED
+    assert refused(sign, alice, vault).startswith(IMPLICIT_DENY)
+    assert sign(alice, signer) == COMPLETED
+    assert refused(sign, bob, signer) == EXPLICIT_DENY
+    assert sign(dave, signer) == CONSENSUS_NEEDED  # waits for alice's approval
+
+
+def test_the_root_quorum_is_set_last():
+    emu = Emulator(seed=5)
+    result = emu.seed(SEEDS / "policies.json")
+    vault = result["Acme Vault"]
+    vera = vault.users["vera"]
+    configs = emu.get_organization_configs(organization_id=vault.organization_id)["configs"]
+    assert configs["quorum"] == {"threshold": 2, "userIds": [vault.root_user_id, vera.user_id]}
+    assert vault.root_quorum == QuorumSeed(2, [vault.root_user_id, vera.user_id])
+    types_ = [
+        a["type"] for a in emu.list_activities(organization_id=vault.organization_id)["activities"]
+    ]
+    assert types_[0] == "ACTIVITY_TYPE_UPDATE_ROOT_QUORUM"  # the newest
+    # from now on the facade (the root user) needs a second root approval there
+    proposal = emu.create_wallet(
+        wallet_name="later", accounts=[], organization_id=vault.organization_id
+    )["activity"]
+    assert proposal["status"] == CONSENSUS_NEEDED
+    done = emu.approve_activity(
+        fingerprint=proposal["fingerprint"],
+        organization_id=vault.organization_id,
+        caller=vera.api_keys["API key 1"].key,
+    )["activity"]
+    assert done["status"] == COMPLETED
+
+
+def test_a_quorum_of_two_on_an_organization_with_everything_else_seeds():
+    """Were the quorum set before its organization's policies, wallets or sub-organizations,
+    their activities would wait for consensus and the seed would fail."""
+    seed = copy.deepcopy(POLICIES)
+    acme = seed["organizations"][0]
+    acme["rootQuorum"] = {"threshold": 2, "users": ["alice", "Root User", "dave"]}
+    result = Emulator().seed(seed)
+    treasury = result["Acme Treasury"]
+    assert len(treasury.policies) == 5 and set(treasury.wallets) == {"trading", "vault"}
+    assert treasury.root_quorum.threshold == 2
+    assert treasury.root_quorum.user_ids == [
+        treasury.users[name].user_id for name in ("alice", "Root User", "dave")
+    ]
+    assert result["Acme Vault"].root_quorum.threshold == 2
+
+
+def test_placeholders_take_snake_case_kinds_spaces_and_the_root_user():
+    seed = {
+        "organizations": [
+            {
+                "name": "Tiny",
+                "rootUser": {"name": "Ada Root"},
+                "userTags": ["ops team"],
+                "policies": [
+                    {
+                        "name": "p",
+                        "effect": "EFFECT_ALLOW",
+                        "condition": "activity.resource == 'POLICY'",
+                        "consensus": "approvers.any(user, user.id == '{{ user : Ada Root }}') ||"
+                        " approvers.any(user, user.tags.contains('{{user_tag:ops team}}'))",
+                        "time": "time.now >= Timestamp('2020-01-01T00:00:00Z')",
+                    }
+                ],
+            }
+        ]
+    }
+    emu = Emulator()
+    tiny = emu.seed(seed)["Tiny"]
+    (policy,) = emu.get_policies()["policies"]
+    assert policy["consensus"] == (
+        f"approvers.any(user, user.id == '{tiny.root_user_id}') ||"
+        f" approvers.any(user, user.tags.contains('{tiny.user_tags['ops team']}'))"
+    )
+    assert tiny.policies["p"].time == "time.now >= Timestamp('2020-01-01T00:00:00Z')"
+
+
+def test_fill_puts_each_id_in_place():
+    (plan,) = parse(
+        {
+            "organizations": [
+                {
+                    "name": "A",
+                    "wallets": [{"name": "w"}],
+                    "policies": [
+                        {
+                            "name": "p",
+                            "effect": "EFFECT_DENY",
+                            "condition": "wallet.id == '{{wallet:w}}' || '{{wallet:w}}' == ''",
+                        }
+                    ],
+                }
+            ]
+        }
+    )
+    text = plan.policies[0].condition
+    assert fill(text, {"wallet": {"w": "W-1"}}) == "wallet.id == 'W-1' || 'W-1' == ''"
+    assert fill(None, {}) is None and fill("true", {}) == "true"
+
+
 # ----- bad seed files ---------------------------------------------------------------------
 
 
@@ -179,6 +405,13 @@ def _changed(change) -> dict:
     seed = copy.deepcopy(BASIC)
     change(seed["organizations"][0])
     return seed
+
+
+def _policy(**fields) -> dict:
+    """A policy entry, good unless ``fields`` say otherwise (``None`` removes a field)."""
+    policy = {"name": "p", "effect": "EFFECT_ALLOW", "condition": "activity.action == 'SIGN'"}
+    policy.update(fields)
+    return {k: v for k, v in policy.items() if v is not None}
 
 
 def _set(path: str, value):
@@ -237,7 +470,89 @@ BAD = [
         _set("privateKeys.1.tags", ["treasure"]),
         "privateKeys[1] ('solana-signer').tags[0]: no tag 'treasure'",
     ),
-    (_set("policies", [{"policyName": "p"}]), "policies are not supported yet"),
+    # policies: checked before anything is made, or refused by the API when created
+    (
+        _set("policies", [{"policyName": "p"}]),
+        "organizations[0] ('Acme').policies[0]: unknown key 'policyName'",
+    ),
+    (_set("policies", [{"name": "p"}]), "policies[0] ('p'): missing 'effect'"),
+    (
+        _set("policies", [_policy(effect="ALLOW")]),
+        "policies[0] ('p').effect: must be one of EFFECT_ALLOW, EFFECT_DENY",
+    ),
+    (_set("policies", [_policy(), _policy()]), "policies: two of them are named 'p'"),
+    (
+        _set("policies", [_policy(consensus="approvers.any(u, u.id == '{{user:zed}}')")]),
+        "policies[0] ('p').consensus: {{user:zed}}: no user 'zed' in the organization's users",
+    ),
+    (
+        _set("policies", [_policy(condition="wallet.id == '{{wallet:warm}}'")]),
+        "policies[0] ('p').condition: {{wallet:warm}}: no wallet 'warm' in the organization's"
+        " wallets",
+    ),
+    (
+        _set("policies", [_policy(condition="private_key.id == '{{privateKey:hot}}'")]),
+        "{{privateKey:hot}}: no private key 'hot' in the organization's privateKeys",
+    ),
+    (
+        _set("policies", [_policy(consensus="u.tags.contains('{{userTag:treasury}}')")]),
+        "{{userTag:treasury}}: no user tag 'treasury' in the organization's userTags",
+    ),
+    (
+        _set("policies", [_policy(condition="'{{privateKeyTag:admins}}' == ''")]),
+        "{{privateKeyTag:admins}}: no private key tag 'admins' in the organization's"
+        " privateKeyTags",
+    ),
+    (
+        _set("policies", [_policy(condition="'{{group:admins}}' == ''")]),
+        "policies[0] ('p').condition: {{group:admins}}: unknown placeholder kind 'group'"
+        " (known: privateKey, privateKeyTag, user, userTag, wallet)",
+    ),
+    (
+        _set("policies", [_policy(condition="wallet.id == '{{wallet}}'")]),
+        "policies[0] ('p').condition: {{wallet}} is not a {{kind:name}}",
+    ),
+    (
+        _set("policies", [_policy(condition="wallet.id == '{{wallet:hot'")]),
+        "policies[0] ('p').condition: a '{{' without its '}}'",
+    ),
+    (_set("policies", [_policy(notes=7)]), "policies[0] ('p').notes: expected a string"),
+    (
+        _set("policies", [_policy(condition="activity.action ==")]),
+        "organizations[0] ('Acme').policies[0] ('p'): invalid policy condition: Expression"
+        " cannot be evaluated: parse error: ",
+    ),
+    (
+        _set(
+            "policies",
+            [
+                _policy(name="fine", consensus="approvers.any(u, u.id == '{{user:alice}}')"),
+                _policy(consensus="approvers.any(u, u.id == '{{user:bob}}'"),
+            ],
+        ),
+        "policies[1] ('p'): invalid policy consensus: Expression cannot be evaluated: parse"
+        " error: ",
+    ),
+    (
+        _set("rootQuorum", {"threshold": 3, "users": ["Root User", "alice"]}),
+        "organizations[0] ('Acme').rootQuorum.threshold: must be a whole number from 1 to the"
+        " number of quorum users (2)",
+    ),
+    (
+        _set("rootQuorum", {"threshold": 2}),
+        "rootQuorum.threshold: must be a whole number from 1 to the number of quorum users (1)",
+    ),
+    (_set("rootQuorum", {"threshold": True}), "rootQuorum.threshold: must be a whole number"),
+    (_set("rootQuorum", {"threshold": 0}), "rootQuorum.threshold: must be a whole number"),
+    (
+        _set("rootQuorum", {"threshold": 1, "users": ["alice", "zed"]}),
+        "rootQuorum.users[1]: no user 'zed' in the organization's users",
+    ),
+    (
+        _set("rootQuorum", {"threshold": 1, "users": ["alice", "alice"]}),
+        "rootQuorum.users: names a user twice",
+    ),
+    (_set("rootQuorum", {"users": ["alice"]}), "rootQuorum: missing 'threshold'"),
     (_set("users", {}), "organizations[0] ('Acme').users: expected a list"),
     (_set("name", ""), "organizations[0].name: expected a non-empty string"),
     # refused by the API itself, named by the seed file's entry
@@ -270,10 +585,26 @@ def test_bad_seed_files_name_the_bad_entry_and_change_nothing(change, message):
     assert state_digest(emu) == before
 
 
-def test_policies_error_names_issue_6():
-    with pytest.raises(ValueError, match="issue 6"):
-        Emulator().seed(_changed(_set("policies", [{}])))
-    Emulator().seed(_changed(_set("policies", [])))  # an empty section is fine
+def test_an_empty_policies_section_is_fine():
+    assert Emulator().seed(_changed(_set("policies", [])))["Acme"].policies == {}
+
+
+def test_a_bad_policy_in_a_sub_organization_undoes_the_whole_seed():
+    seed = copy.deepcopy(POLICIES)
+    vault = seed["organizations"][0]["subOrganizations"][0]
+    vault["policies"] = [_policy(condition="activity.action == 'SIGN' &&")]
+    emu = Emulator(seed=2)
+    emu.create_organization("Already here")
+    before = state_digest(emu)
+    with pytest.raises(SeedError) as caught:
+        emu.seed(seed)
+    assert str(caught.value).startswith(
+        "organizations[0] ('Acme Treasury').subOrganizations[0] ('Acme Vault').policies[0]"
+        " ('p'): invalid policy condition: Expression cannot be evaluated: parse error: "
+    )
+    assert isinstance(caught.value.__cause__, TurnkeyApiError)
+    assert state_digest(emu) == before
+    assert len(emu.world.store.organizations) == 1
 
 
 def test_a_failed_seed_keeps_earlier_checkpoints_usable():
@@ -365,12 +696,13 @@ def test_yaml_files_go_through_pyyaml(tmp_path, monkeypatch):
         Emulator().seed(path)
 
 
-def test_yaml_example_matches_the_json_one():
+@pytest.mark.parametrize("name", ["basic", "policies"])
+def test_yaml_example_matches_the_json_one(name):
     pytest.importorskip("yaml")
     one, two = Emulator(seed=4), Emulator(seed=4)
     for emu in (one, two):
         emu.clock.freeze(1_700_000_000_000)
-    assert one.seed(SEEDS / "basic.yaml") == two.seed(SEEDS / "basic.json")
+    assert one.seed(SEEDS / f"{name}.yaml") == two.seed(SEEDS / f"{name}.json")
     assert state_digest(one) == state_digest(two)
 
 
