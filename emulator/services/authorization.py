@@ -18,7 +18,6 @@ from ..errors import InvalidArgument, PermissionDenied
 from ..models import Organization
 from .auth import Caller
 from .policy_engine import DENY_EXPLICIT, DENY_IMPLICIT, Approval, Verdict, judge
-from .policy_environment import credential_view
 
 POLICY_ENGINE_DETAIL = "type.googleapis.com/errors.v1.PolicyEnginePermissionError"
 
@@ -35,8 +34,7 @@ def check_voter_organization(caller: Caller, target: Organization) -> None:
 
 
 def approval_of(caller: Caller) -> Approval:
-    stamp = caller.stamp
-    return Approval(caller.user, credential_view(caller.user, stamp.public_key, stamp.scheme))
+    return Approval(caller.user, caller.stamp.public_key, caller.stamp.scheme)
 
 
 def authorize(

@@ -25,7 +25,6 @@ from .auth import Caller
 from .authorization import authorize
 from .context import Context
 from .policy_engine import ALLOW, Approval, Verdict
-from .policy_environment import credential_view
 
 APPROVED = "VOTE_SELECTION_APPROVED"
 REJECTED = "VOTE_SELECTION_REJECTED"
@@ -77,7 +76,7 @@ def live_approvals(org: Organization, activity: Activity, now_ns: int) -> list[A
             continue
         if vote.user_id not in seen:
             seen.add(vote.user_id)
-            approvals.append(Approval(user, credential_view(user, vote.public_key, vote.scheme)))
+            approvals.append(Approval(user, vote.public_key, vote.scheme))
     return approvals
 
 

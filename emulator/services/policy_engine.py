@@ -54,10 +54,12 @@ EFFECT_DENY = "EFFECT_DENY"
 
 @dataclass(frozen=True, slots=True)
 class Approval:
-    """One approving vote: who, and the ``Credential`` view of what they stamped with."""
+    """One approving vote: who, and the key and scheme they stamped it with (the
+    ``credentials`` keyword is built from these only when a consensus reads it)."""
 
     user: User
-    credential: dict[str, Any]
+    public_key: str
+    scheme: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +68,9 @@ class Verdict:
     outcomes: tuple[
         tuple[str, str], ...
     ] = ()  # (policy id, OUTCOME_*) of the policies that took part
+
+
+_ROOT_QUORUM = Verdict(ALLOW)  # met: no policy is evaluated
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +94,10 @@ def judge(
 ) -> Verdict:
     """The engine's verdict on the live ``approvals`` of an activity ``proposer_id`` made."""
     quorum = org.root_quorum
-    root_approvers = {a.user.user_id for a in approvals} & set(quorum.user_ids)
+    root_ids = quorum.user_ids
+    root_approvers = {a.user.user_id for a in approvals if a.user.user_id in root_ids}
     if len(root_approvers) >= quorum.threshold:
-        return Verdict(ALLOW)
+        return _ROOT_QUORUM
     outcomes = _outcomes(org, activity_type, params, approvals, now_ns)
     found = {outcome for _, outcome in outcomes}
     if OUTCOME_DENY_EXPLICIT in found:
@@ -118,7 +124,7 @@ def _outcomes(
     if not candidates.free and not candidates.pinned:
         return ()
     condition_env = condition_environment(org, activity_type, params, now_ns)
-    consensus_env = consensus_environment((a.user, a.credential) for a in approvals)
+    consensus_env = consensus_environment(approvals)
     outcomes = []
     for compiled in candidates.for_targets(_targets(condition_env)):
         outcome = _evaluate(compiled, condition_env, consensus_env)

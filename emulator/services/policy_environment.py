@@ -14,8 +14,8 @@ policy reads it, at most once per evaluation.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..crypto import eip712
 from ..crypto.signing import EIP712, EIP7702_AUTHORIZATION
@@ -24,6 +24,9 @@ from ..models import Organization, PrivateKey, SignerRef, User, Wallet
 from ..policy import Lazy, PolicyEvaluationError, Timestamp
 from ..policy.catalog import activity_kind, exposed_params, resource_action
 from ..policy.chains import eip712_view, eip7702_view, ethereum_view, solana_view
+
+if TYPE_CHECKING:
+    from .policy_engine import Approval
 
 Json = dict[str, Any]
 
@@ -51,14 +54,14 @@ def condition_environment(
     return env
 
 
-def consensus_environment(approvals: Iterable[tuple[User, Json]]) -> Json:
+def consensus_environment(approvals: Sequence[Approval]) -> Json:
     """``approvers`` (users) and ``credentials`` (what each approval was stamped with)."""
-    approvers, credentials, seen = [], [], set()
-    for user, credential in approvals:
-        if user.user_id not in seen:
-            seen.add(user.user_id)
-            approvers.append(_user(user))
-        credentials.append(credential)
+    approvers, seen = [], set()
+    for approval in approvals:
+        if approval.user.user_id not in seen:
+            seen.add(approval.user.user_id)
+            approvers.append(_user(approval.user))
+    credentials = Lazy(lambda: [credential_view(a.user, a.public_key, a.scheme) for a in approvals])
     return {"approvers": approvers, "credentials": credentials}
 
 
