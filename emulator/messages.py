@@ -194,7 +194,6 @@ def unsupported_transaction_type(transaction_type: str) -> str:
 POLICY_LABEL_NOT_UNIQUE = "policy label must be unique"
 MAX_POLICIES = "organization has exceeded maximum policies"
 EXPLICIT_DENY = "policy engine denied request explicitly"
-ROOT_QUORUM_ONLY = "only the root quorum can perform this activity"
 ACTIVITY_FINGERPRINT_NOT_FOUND = (
     "No activity found with fingerprint. Consensus activities must target an existing "
     "activity by fingerprint"

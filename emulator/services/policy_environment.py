@@ -153,9 +153,9 @@ def _add_payloads(env: Json, params: Mapping[str, Any]) -> None:
         return
     payload, encoding = params.get("payload"), params.get("encoding")
     if isinstance(payload, str) and encoding == EIP712:
-        env["eth"] = {"eip_712": Lazy(lambda: eip712_view(_typed_data(payload)))}
+        env["eth"] = {"eip_712": Lazy(lambda: _viewed(eip712_view, _typed_data(payload)))}
     elif isinstance(payload, str) and encoding == EIP7702_AUTHORIZATION:
-        env["eth"] = {"eip_7702_authorization": Lazy(lambda: eip7702_view(_json(payload)))}
+        env["eth"] = {"eip_7702_authorization": Lazy(lambda: _viewed(eip7702_view, _json(payload)))}
 
 
 def _parsed(view, *args: Any) -> Json:
@@ -163,6 +163,15 @@ def _parsed(view, *args: Any) -> Json:
         return view(*args)
     except TransactionError as error:
         raise PolicyEvaluationError(f"InvalidTransaction: {error}") from None
+
+
+def _viewed(view, document: Json) -> Json:
+    """A view of signed JSON; a document that is not what it claims makes the policy that
+    reads it an evaluation error (OUTCOME_ERROR), and the signer answers the request."""
+    try:
+        return view(document)
+    except ValueError as error:
+        raise PolicyEvaluationError(f"InvalidPayload: {error}") from None
 
 
 def _typed_data(payload: str) -> Json:
