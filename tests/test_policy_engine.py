@@ -473,3 +473,146 @@ def test_a_policy_lets_one_root_user_act_alone_under_a_quorum_of_two(
     assert status(emu.create_wallet(wallet_name="now alone", accounts=[])) == (
         "ACTIVITY_STATUS_COMPLETED"
     )
+
+
+def test_example_two_taggers_and_per_tag_minimums(turnkey_emulator) -> None:
+    """access-control.mdx: two approvers from one tag; at least one of one tag and two of
+    another."""
+    emu = turnkey_emulator
+    sec = emu.create_user_tag(user_tag_name="security", user_ids=[])["userTagId"]
+    ops = emu.create_user_tag(user_tag_name="ops", user_ids=[])["userTagId"]
+    users = {
+        name: add_user(emu, name, tags=tags)
+        for name, tags in (("s1", [sec]), ("o1", [ops]), ("o2", [ops]), ("o3", [ops]))
+    }
+    allow(
+        emu,
+        condition=CREATE_WALLET,
+        consensus=(
+            f"approvers.filter(user, user.tags.contains('{sec}')).count() >= 1 && "
+            f"approvers.filter(user, user.tags.contains('{ops}')).count() >= 2"
+        ),
+    )
+    proposal = wallet_by(emu, users["o1"][1])["activity"]
+    for voter, expected in (
+        ("o2", "CONSENSUS_NEEDED"),
+        ("o3", "CONSENSUS_NEEDED"),
+        ("s1", "COMPLETED"),
+    ):
+        out = emu.approve_activity(fingerprint=proposal["fingerprint"], caller=users[voter][1])
+        assert out["activity"]["status"] == f"ACTIVITY_STATUS_{expected}"
+
+
+def test_example_co_signing_agent_and_human(turnkey_emulator, turnkey_wallet) -> None:
+    """co-signing-transactions.mdx: an agent's signature needs a human's approval too."""
+    emu = turnkey_emulator
+    (agent_id, agent), (human_id, human) = add_user(emu, "agent"), add_user(emu, "human")
+    allow(
+        emu,
+        condition="activity.action == 'SIGN'",
+        consensus=(
+            f"approvers.any(user, user.id == '{agent_id}') && "
+            f"approvers.any(user, user.id == '{human_id}')"
+        ),
+    )
+    proposal = emu.sign_raw_payload(
+        sign_with=turnkey_wallet.ethereum_address,
+        payload="11" * 32,
+        encoding="PAYLOAD_ENCODING_HEXADECIMAL",
+        hash_function="HASH_FUNCTION_NO_OP",
+        caller=agent,
+    )["activity"]
+    assert proposal["status"] == "ACTIVITY_STATUS_CONSENSUS_NEEDED"
+    done = emu.approve_activity(fingerprint=proposal["fingerprint"], caller=human)["activity"]
+    assert done["status"] == "ACTIVITY_STATUS_COMPLETED"
+    assert len(done["result"]["signRawPayloadResult"]["r"]) == 64
+
+
+@pytest.mark.parametrize(
+    ("condition", "activity_type", "params", "applies"),
+    [
+        # auth flows (email, OTP, OAuth, sessions) are allowed for a backend user
+        (
+            "activity.resource == 'AUTH' && activity.action == 'CREATE'",
+            "ACTIVITY_TYPE_EMAIL_AUTH_V3",
+            {},
+            True,
+        ),
+        (
+            "activity.resource == 'AUTH' && activity.action == 'CREATE'",
+            "ACTIVITY_TYPE_OTP_LOGIN_V2",
+            {},
+            True,
+        ),
+        (
+            "activity.resource == 'AUTH' && activity.action == 'CREATE'",
+            "ACTIVITY_TYPE_INIT_OTP_V3",
+            {},
+            False,
+        ),
+        (
+            "activity.resource in ['AUTH','OTP'] && activity.action in ['CREATE','VERIFY']",
+            "ACTIVITY_TYPE_INIT_OTP_V3",
+            {},
+            True,
+        ),
+        (
+            "activity.resource in ['AUTH','OTP'] && activity.action in ['CREATE','VERIFY']",
+            "ACTIVITY_TYPE_VERIFY_OTP_V2",
+            {},
+            True,
+        ),
+        (
+            "activity.type == 'ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2'",
+            "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2",
+            {},
+            True,
+        ),
+        (
+            "activity.kind == 'CREATE_READ_WRITE_SESSION'",
+            "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION",
+            {},
+            True,
+        ),
+        (
+            "activity.type == 'ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2'",
+            "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION",
+            {},
+            False,
+        ),
+        # exporting one wallet account
+        (
+            "activity.action == 'EXPORT' && wallet_account.address == '{address}'",
+            "ACTIVITY_TYPE_EXPORT_WALLET_ACCOUNT",
+            {"address": "{address}"},
+            True,
+        ),
+        (
+            "activity.action == 'EXPORT' && wallet_account.address == '{address}'",
+            "ACTIVITY_TYPE_EXPORT_WALLET",
+            {"walletId": "{wallet}"},
+            False,
+        ),
+    ],
+)
+def test_examples_of_activities_yet_to_come_at_the_engine(
+    turnkey_emulator, alice, turnkey_wallet, condition, activity_type, params, applies
+) -> None:
+    """The documented auth, OTP, session and export examples, judged by the engine directly
+    (their activities are not served yet): the policy allows exactly what the docs say."""
+    from emulator.services.policy_engine import ALLOW, DENY_IMPLICIT, Approval, judge
+
+    emu, (alice_id, key) = turnkey_emulator, alice
+    fill = {"address": turnkey_wallet.ethereum_address, "wallet": turnkey_wallet.wallet_id}
+    allow(emu, condition=condition.format(**fill))
+    org = emu.world.store.organizations[emu.organization().organization_id]
+    user = org.users[alice_id]
+    verdict = judge(
+        org,
+        activity_type,
+        {k: v.format(**fill) for k, v in params.items()},
+        [Approval(user, key.public_key, "SIGNATURE_SCHEME_TK_API_P256")],
+        emu.clock.now_ns(),
+        proposer_id=alice_id,
+    )
+    assert verdict.decision == (ALLOW if applies else DENY_IMPLICIT)
