@@ -48,35 +48,18 @@ ROOT_USER_PARAMS = obj(  # v1RootUserParams: V2, V3 and V4
     apiKeys=Array(API_KEY_PARAMS),
     authenticators=Array(AUTHENTICATOR_PARAMS_V2),
 )
-ROOT_USER_PARAMS_V2 = obj(  # V5
-    userName=label(),
-    userEmail=opt(_EMAIL),
-    apiKeys=Array(API_KEY_PARAMS),
-    authenticators=Array(AUTHENTICATOR_PARAMS_V2),
-    oauthProviders=Array(OAUTH_PROVIDER_PARAMS),
+# Each later shape is the one before with one change.
+ROOT_USER_PARAMS_V2 = obj(  # V5: OAuth providers
+    **{**ROOT_USER_PARAMS.fields, "oauthProviders": Array(OAUTH_PROVIDER_PARAMS)}
 )
-ROOT_USER_PARAMS_V3 = obj(  # V6
-    userName=label(),
-    userEmail=opt(_EMAIL),
-    apiKeys=Array(API_KEY_PARAMS_V2),
-    authenticators=Array(AUTHENTICATOR_PARAMS_V2),
-    oauthProviders=Array(OAUTH_PROVIDER_PARAMS),
+ROOT_USER_PARAMS_V3 = obj(  # V6: V2 API key params
+    **{**ROOT_USER_PARAMS_V2.fields, "apiKeys": Array(API_KEY_PARAMS_V2)}
 )
-ROOT_USER_PARAMS_V4 = obj(  # V7
-    userName=label(),
-    userEmail=opt(_EMAIL),
-    userPhoneNumber=opt(String(fmt="e164")),
-    apiKeys=Array(API_KEY_PARAMS_V2),
-    authenticators=Array(AUTHENTICATOR_PARAMS_V2),
-    oauthProviders=Array(OAUTH_PROVIDER_PARAMS),
+ROOT_USER_PARAMS_V4 = obj(  # V7: a phone number
+    **{**ROOT_USER_PARAMS_V3.fields, "userPhoneNumber": opt(String(fmt="e164"))}
 )
-ROOT_USER_PARAMS_V5 = obj(  # V8
-    userName=label(),
-    userEmail=opt(_EMAIL),
-    userPhoneNumber=opt(String(fmt="e164")),
-    apiKeys=Array(API_KEY_PARAMS_V2),
-    authenticators=Array(AUTHENTICATOR_PARAMS_V2),
-    oauthProviders=Array(OAUTH_PROVIDER_PARAMS_V2),
+ROOT_USER_PARAMS_V5 = obj(  # V8: V2 OAuth provider params
+    **{**ROOT_USER_PARAMS_V4.fields, "oauthProviders": Array(OAUTH_PROVIDER_PARAMS_V2)}
 )
 WALLET_PARAMS = obj(  # v1WalletParams
     walletName=label(),
