@@ -211,6 +211,7 @@ def shared_with_baseline() -> Any:
     shared = _fixture_function(plugin._turnkey_shared)(_Request(None))
     build_baseline(shared.emulator, "baseline")
     shared.baseline = shared.emulator.snapshot()
+    shared.checkpoint = shared.emulator.checkpoint()  # every test rolls back to the baseline
     return shared
 
 

@@ -2,9 +2,13 @@
 
 The order is the real service's: the target organization (400 malformed, 404
 unknown), then the caller's stamp (401), then for an activity its
-fingerprint (the same body is the same activity), type, ``timestampMs``,
-parameters (400 naming each bad field) and permission (403), and finally the
-handler inside a transaction, so a failure changes nothing.
+fingerprint (the same body is the same activity, and from another user while
+it awaits consensus, their approval), type, ``timestampMs``, parameters (400
+naming each bad field), the voter's organization and the policy engine (403,
+or CONSENSUS_NEEDED), and finally the handler inside a transaction, so a
+failure changes nothing. Votes (approve_activity, reject_activity) are not
+judged by the engine: their handler votes on the activity they name and
+answers it.
 
 Every request is recorded in ``world.calls`` (``testing/calls.py``), however it
 ends. An injected fault (``world.faults``, ``testing/faults.py``) takes the
