@@ -14,8 +14,9 @@ from emulator import Emulator
 from emulator.crypto.api_keys import key_pair_from_private
 from emulator.errors import TurnkeyApiError
 from emulator.http.app import handle
+from emulator.state.placeholders import fill
 from emulator.state.seedfile import QuorumSeed, SeedError, SeedResult
-from emulator.state.seedplan import fill, parse
+from emulator.state.seedplan import parse
 
 from .helpers import encode, stamped_headers, state_digest
 

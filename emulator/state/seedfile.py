@@ -87,6 +87,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..crypto.api_keys import ApiKeyPair, key_pair_from_entropy
 from ..errors import TurnkeyApiError, ValidationFailed
+from .placeholders import fill
 from .seedplan import (
     ROOT_API_KEY_NAME,
     OrganizationPlan,
@@ -96,7 +97,6 @@ from .seedplan import (
     SeedError,
     UserPlan,
     WalletPlan,
-    fill,
     parse,
 )
 

@@ -6,30 +6,36 @@ then creates them. A bad entry is a ``SeedError`` naming it
 (``organizations[0] ('Acme').users[1]``). Plans keep mnemonics and private keys
 out of their reprs.
 
-Placeholders: a policy's ``condition``, ``consensus`` and ``time`` may name what
-the same organization's entry creates, as ``{{kind:name}}``; ``fill`` puts the
-created ids in their place. ``parse`` checks each kind and name (see
-``PLACEHOLDER_KINDS``); the expressions themselves are checked by the emulator
-when the policy is created (the real ``invalid policy condition: ...`` errors).
+A policy's expressions may hold ``{{kind:name}}`` placeholders for ids
+(``placeholders.py``); ``parse`` checks each kind and name, and the expressions
+themselves are checked by the emulator when the policy is created (the real
+``invalid policy condition: ...`` errors). The small checks of every entry are
+in ``seedchecks.py``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..accounts import account_spec
-from ..codec import camel
 from ..crypto import hd
 from ..crypto.api_keys import P256, key_pair_from_private
 from ..crypto.curves import CURVES
 from ..enums import API_KEY_CURVES
-
-if TYPE_CHECKING:
-    pass
-
+from .placeholders import checked_expression
+from .seedchecks import (
+    SeedError,
+    as_list,
+    fields,
+    labelled,
+    optional_text,
+    references,
+    tag_names,
+    text,
+    unique,
+)
 
 SEED_FORMAT = "turnkey-emulator-seed"
 SEED_VERSION = 1
@@ -37,27 +43,7 @@ ROOT_API_KEY_NAME = "Root API key"  # what bootstrap_organization names the root
 DEFAULT_ROOT_USER = "Root User"
 EFFECTS = ("EFFECT_ALLOW", "EFFECT_DENY")  # as the API's policy activities take them
 
-# ``{{kind:name}}`` in a policy's expressions: kind -> the organization's section naming it
-PLACEHOLDER_KINDS = {
-    "user": "users",
-    "userTag": "userTags",
-    "wallet": "wallets",
-    "privateKey": "privateKeys",
-    "privateKeyTag": "privateKeyTags",
-}
-PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
-_PLACEHOLDER_PARTS = re.compile(r"\s*([A-Za-z_]+)\s*:(.*)", re.DOTALL)
-
 Json = dict[str, Any]
-
-
-class SeedError(ValueError):
-    """A seed file that cannot be applied; ``where`` names the bad entry."""
-
-    def __init__(self, where: str, problem: str) -> None:
-        super().__init__(f"{where}: {problem}" if where else problem)
-        self.where = where
-        self.problem = problem
 
 
 # ----- parsing: every check that needs no emulator, before anything is created ---------------
@@ -142,7 +128,7 @@ class OrganizationPlan:
 
 def parse(data: Mapping[str, Any]) -> list[OrganizationPlan]:
     """The organizations ``data`` names, checked; raises ``SeedError`` naming the bad entry."""
-    top = _fields(data, "", {"format", "version", "description", "organizations"})
+    top = fields(data, "", {"format", "version", "description", "organizations"})
     if top.get("format", SEED_FORMAT) != SEED_FORMAT:
         raise SeedError("format", f"not a seed file: expected {SEED_FORMAT!r}")
     if top.get("version", SEED_VERSION) != SEED_VERSION:
@@ -150,13 +136,13 @@ def parse(data: Mapping[str, Any]) -> list[OrganizationPlan]:
     names: set[str] = set()
     return [
         _organization(entry, f"organizations[{i}]", names)
-        for i, entry in enumerate(_list(top.get("organizations", []), "organizations"))
+        for i, entry in enumerate(as_list(top.get("organizations", []), "organizations"))
     ]
 
 
 def _organization(data: Any, where: str, names: set[str]) -> OrganizationPlan:
-    where = _labelled(data, where)
-    spec = _fields(
+    where = labelled(data, where)
+    spec = fields(
         data,
         where,
         {
@@ -174,13 +160,13 @@ def _organization(data: Any, where: str, names: set[str]) -> OrganizationPlan:
         },
         required=("name",),
     )
-    name = _text(spec["name"], f"{where}.name")
+    name = text(spec["name"], f"{where}.name")
     if name in names:
         raise SeedError(f"{where}.name", f"another organization is named {name!r}")
     names.add(name)
-    root = _fields(spec.get("rootUser", {}), f"{where}.rootUser", {"name", "email"})
-    root_user = _text(root.get("name", DEFAULT_ROOT_USER), f"{where}.rootUser.name")
-    root_email = _optional_text(root.get("email"), f"{where}.rootUser.email")
+    root = fields(spec.get("rootUser", {}), f"{where}.rootUser", {"name", "email"})
+    root_user = text(root.get("name", DEFAULT_ROOT_USER), f"{where}.rootUser.name")
+    root_email = optional_text(root.get("email"), f"{where}.rootUser.email")
     api_public, api_private = None, None
     if "apiKey" in spec:
         key = _api_key(spec["apiKey"], f"{where}.apiKey", ROOT_API_KEY_NAME)
@@ -189,23 +175,23 @@ def _organization(data: Any, where: str, names: set[str]) -> OrganizationPlan:
         if key.name != ROOT_API_KEY_NAME or key.expiration is not None:
             raise SeedError(f"{where}.apiKey", "the root key takes no name or expirationSeconds")
         api_public, api_private = key.public_key, key.private_key  # None, None: generated
-    user_tags = _names(spec.get("userTags", []), f"{where}.userTags")
-    key_tags = _names(spec.get("privateKeyTags", []), f"{where}.privateKeyTags")
+    user_tags = tag_names(spec.get("userTags", []), f"{where}.userTags")
+    key_tags = tag_names(spec.get("privateKeyTags", []), f"{where}.privateKeyTags")
     users = [
         _user(entry, f"{where}.users[{i}]", user_tags)
-        for i, entry in enumerate(_list(spec.get("users", []), f"{where}.users"))
+        for i, entry in enumerate(as_list(spec.get("users", []), f"{where}.users"))
     ]
-    _unique([root_user, *(u.name for u in users)], f"{where}.users", "user")
+    unique([root_user, *(u.name for u in users)], f"{where}.users", "user")
     wallets = [
         _wallet(entry, f"{where}.wallets[{i}]")
-        for i, entry in enumerate(_list(spec.get("wallets", []), f"{where}.wallets"))
+        for i, entry in enumerate(as_list(spec.get("wallets", []), f"{where}.wallets"))
     ]
-    _unique([w.name for w in wallets], f"{where}.wallets", "wallet")
+    unique([w.name for w in wallets], f"{where}.wallets", "wallet")
     keys = [
         _private_key(entry, f"{where}.privateKeys[{i}]", key_tags)
-        for i, entry in enumerate(_list(spec.get("privateKeys", []), f"{where}.privateKeys"))
+        for i, entry in enumerate(as_list(spec.get("privateKeys", []), f"{where}.privateKeys"))
     ]
-    _unique([k.name for k in keys], f"{where}.privateKeys", "private key")
+    unique([k.name for k in keys], f"{where}.privateKeys", "private key")
     declared = {
         "user": [root_user, *(u.name for u in users)],
         "userTag": user_tags,
@@ -215,16 +201,16 @@ def _organization(data: Any, where: str, names: set[str]) -> OrganizationPlan:
     }
     policies = [
         _policy(entry, f"{where}.policies[{i}]", declared)
-        for i, entry in enumerate(_list(spec.get("policies", []), f"{where}.policies"))
+        for i, entry in enumerate(as_list(spec.get("policies", []), f"{where}.policies"))
     ]
-    _unique([p.name for p in policies], f"{where}.policies", "policy")
+    unique([p.name for p in policies], f"{where}.policies", "policy")
     quorum = None
     if "rootQuorum" in spec:
         quorum = _quorum(spec["rootQuorum"], f"{where}.rootQuorum", root_user, declared["user"])
     subs = [
         _organization(entry, f"{where}.subOrganizations[{i}]", names)
         for i, entry in enumerate(
-            _list(spec.get("subOrganizations", []), f"{where}.subOrganizations")
+            as_list(spec.get("subOrganizations", []), f"{where}.subOrganizations")
         )
     ]
     return OrganizationPlan(
@@ -246,24 +232,24 @@ def _organization(data: Any, where: str, names: set[str]) -> OrganizationPlan:
 
 
 def _user(data: Any, where: str, tags: list[str]) -> UserPlan:
-    where = _labelled(data, where)
-    spec = _fields(
+    where = labelled(data, where)
+    spec = fields(
         data, where, {"name", "email", "phone", "phoneNumber", "tags", "apiKeys"}, ("name",)
     )
-    name = _text(spec["name"], f"{where}.name")
+    name = text(spec["name"], f"{where}.name")
     if "phone" in spec and "phoneNumber" in spec:
         raise SeedError(where, "give phone or phoneNumber, not both")
-    user_tags = _references(spec.get("tags", []), f"{where}.tags", tags, "userTags")
+    user_tags = references(spec.get("tags", []), f"{where}.tags", tags, "userTags")
     keys = [
         _api_key(entry, f"{where}.apiKeys[{i}]", f"API key {i + 1}")
-        for i, entry in enumerate(_list(spec.get("apiKeys", []), f"{where}.apiKeys"))
+        for i, entry in enumerate(as_list(spec.get("apiKeys", []), f"{where}.apiKeys"))
     ]
-    _unique([k.name for k in keys], f"{where}.apiKeys", "API key")
+    unique([k.name for k in keys], f"{where}.apiKeys", "API key")
     return UserPlan(
         where,
         name,
-        _optional_text(spec.get("email"), f"{where}.email"),
-        _optional_text(spec.get("phone", spec.get("phoneNumber")), f"{where}.phone"),
+        optional_text(spec.get("email"), f"{where}.email"),
+        optional_text(spec.get("phone", spec.get("phoneNumber")), f"{where}.phone"),
         user_tags,
         keys,
     )
@@ -272,14 +258,14 @@ def _user(data: Any, where: str, tags: list[str]) -> UserPlan:
 def _api_key(data: Any, where: str, default_name: str) -> KeyPlan:
     if data == "generate":
         return KeyPlan(where, default_name, P256, None, None, None)
-    spec = _fields(
+    spec = fields(
         data, where, {"name", "publicKey", "privateKey", "curve", "expirationSeconds", "generate"}
     )
     curve = spec.get("curve", P256)
     if curve not in API_KEY_CURVES:
         raise SeedError(f"{where}.curve", f"must be one of {', '.join(API_KEY_CURVES)}")
-    public = _optional_text(spec.get("publicKey"), f"{where}.publicKey")
-    private = _optional_text(spec.get("privateKey"), f"{where}.privateKey")
+    public = optional_text(spec.get("publicKey"), f"{where}.publicKey")
+    private = optional_text(spec.get("privateKey"), f"{where}.privateKey")
     generate = spec.get("generate", False)
     if not isinstance(generate, bool):
         raise SeedError(f"{where}.generate", "must be true or false")
@@ -300,17 +286,17 @@ def _api_key(data: Any, where: str, default_name: str) -> KeyPlan:
         if isinstance(expiration, bool) or not isinstance(expiration, int | str):
             raise SeedError(f"{where}.expirationSeconds", "must be a number of seconds")
         expiration = str(expiration)
-    name = _text(spec.get("name", default_name), f"{where}.name")
+    name = text(spec.get("name", default_name), f"{where}.name")
     return KeyPlan(where, name, curve, public, private, expiration)
 
 
 def _wallet(data: Any, where: str) -> WalletPlan:
-    where = _labelled(data, where)
-    spec = _fields(
+    where = labelled(data, where)
+    spec = fields(
         data, where, {"name", "mnemonic", "mnemonicLength", "accounts", "imported"}, ("name",)
     )
-    name = _text(spec["name"], f"{where}.name")
-    mnemonic = _optional_text(spec.get("mnemonic"), f"{where}.mnemonic")
+    name = text(spec["name"], f"{where}.name")
+    mnemonic = optional_text(spec.get("mnemonic"), f"{where}.mnemonic")
     length = spec.get("mnemonicLength")
     imported = spec.get("imported", mnemonic is not None)
     if not isinstance(imported, bool):
@@ -327,7 +313,7 @@ def _wallet(data: Any, where: str) -> WalletPlan:
         raise SeedError(f"{where}.mnemonicLength", "must be a number of words")
     accounts = [
         _account(entry, f"{where}.accounts[{i}]")
-        for i, entry in enumerate(_list(spec.get("accounts", []), f"{where}.accounts"))
+        for i, entry in enumerate(as_list(spec.get("accounts", []), f"{where}.accounts"))
     ]
     return WalletPlan(where, name, mnemonic, length, accounts, imported)
 
@@ -335,7 +321,7 @@ def _wallet(data: Any, where: str) -> WalletPlan:
 def _account(data: Any, where: str) -> Json:
     if isinstance(data, str):
         return _default_account(data, 0, where)
-    spec = _fields(
+    spec = fields(
         data, where, {"format", "index", "name", "curve", "pathFormat", "path", "addressFormat"}
     )
     if "format" in spec:
@@ -345,7 +331,7 @@ def _account(data: Any, where: str) -> Json:
         index = spec.get("index", 0)
         if isinstance(index, bool) or not isinstance(index, int) or index < 0:
             raise SeedError(f"{where}.index", "must be a whole number from 0")
-        account = _default_account(_text(spec["format"], f"{where}.format"), index, where)
+        account = _default_account(text(spec["format"], f"{where}.format"), index, where)
     else:
         if "index" in spec:
             raise SeedError(f"{where}.index", "goes with format, not with a full account spec")
@@ -358,7 +344,7 @@ def _account(data: Any, where: str) -> Json:
             )
         account = {k: spec[k] for k in ("curve", "pathFormat", "path", "addressFormat")}
     if "name" in spec:
-        account["name"] = _text(spec["name"], f"{where}.name")
+        account["name"] = text(spec["name"], f"{where}.name")
     return account
 
 
@@ -374,18 +360,18 @@ def _default_account(address_format: str, index: int, where: str) -> Json:
 
 
 def _private_key(data: Any, where: str, tags: list[str]) -> PrivateKeyPlan:
-    where = _labelled(data, where)
-    spec = _fields(
+    where = labelled(data, where)
+    spec = fields(
         data,
         where,
         {"name", "curve", "privateKey", "addressFormats", "tags", "imported"},
         ("name",),
     )
-    name = _text(spec["name"], f"{where}.name")
+    name = text(spec["name"], f"{where}.name")
     curve = spec.get("curve", hd.SECP256K1)
     if curve not in CURVES:
         raise SeedError(f"{where}.curve", f"must be one of {', '.join(CURVES)}")
-    secret = _optional_text(spec.get("privateKey"), f"{where}.privateKey")
+    secret = optional_text(spec.get("privateKey"), f"{where}.privateKey")
     if secret is not None:
         try:
             value = bytes.fromhex(secret.removeprefix("0x"))
@@ -403,22 +389,22 @@ def _private_key(data: Any, where: str, tags: list[str]) -> PrivateKeyPlan:
     if secret is None and "imported" in spec:
         raise SeedError(f"{where}.imported", "only for a private key of a given value")
     formats = [
-        _text(f, f"{where}.addressFormats[{i}]")
-        for i, f in enumerate(_list(spec.get("addressFormats", []), f"{where}.addressFormats"))
+        text(f, f"{where}.addressFormats[{i}]")
+        for i, f in enumerate(as_list(spec.get("addressFormats", []), f"{where}.addressFormats"))
     ]
-    key_tags = _references(spec.get("tags", []), f"{where}.tags", tags, "privateKeyTags")
+    key_tags = references(spec.get("tags", []), f"{where}.tags", tags, "privateKeyTags")
     return PrivateKeyPlan(where, name, curve, secret, formats, key_tags, imported)
 
 
 def _policy(data: Any, where: str, declared: Mapping[str, list[str]]) -> PolicyPlan:
-    where = _labelled(data, where)
-    spec = _fields(
+    where = labelled(data, where)
+    spec = fields(
         data,
         where,
         {"name", "effect", "condition", "consensus", "time", "notes"},
         ("name", "effect"),
     )
-    name = _text(spec["name"], f"{where}.name")
+    name = text(spec["name"], f"{where}.name")
     effect = spec["effect"]
     if effect not in EFFECTS:
         raise SeedError(f"{where}.effect", f"must be one of {', '.join(EFFECTS)}")
@@ -426,62 +412,17 @@ def _policy(data: Any, where: str, declared: Mapping[str, list[str]]) -> PolicyP
     if not isinstance(notes, str):
         raise SeedError(f"{where}.notes", "expected a string")
     condition, consensus, time = (
-        _expression(spec.get(key), f"{where}.{key}", declared)
+        checked_expression(spec.get(key), f"{where}.{key}", declared)
         for key in ("condition", "consensus", "time")
     )
     return PolicyPlan(where, name, effect, condition, consensus, time, notes)
 
 
-def _expression(data: Any, where: str, declared: Mapping[str, list[str]]) -> str | None:
-    """A policy expression whose placeholders each name something ``declared``."""
-    text = _optional_text(data, where)
-    if text is None:
-        return None
-    for match in PLACEHOLDER.finditer(text):
-        kind, name = _placeholder(match, where)
-        if name not in declared[kind]:
-            raise SeedError(
-                where,
-                f"{match.group(0)}: no {_words(kind)} {name!r} in the organization's"
-                f" {PLACEHOLDER_KINDS[kind]}",
-            )
-    if "{{" in PLACEHOLDER.sub("", text):
-        raise SeedError(where, "a '{{' without its '}}': placeholders are {{kind:name}}")
-    return text
-
-
-def _placeholder(match: re.Match[str], where: str) -> tuple[str, str]:
-    """``(kind, name)`` of a ``{{kind:name}}``; the kind in camelCase, or snake_case."""
-    parts = _PLACEHOLDER_PARTS.fullmatch(match.group(1))
-    kinds = ", ".join(sorted(PLACEHOLDER_KINDS))
-    if parts is None or not parts.group(2).strip():
-        raise SeedError(where, f"{match.group(0)} is not a {{{{kind:name}}}} (kinds: {kinds})")
-    kind = camel(parts.group(1))
-    if kind not in PLACEHOLDER_KINDS:
-        raise SeedError(
-            where, f"{match.group(0)}: unknown placeholder kind {parts.group(1)!r} (known: {kinds})"
-        )
-    return kind, parts.group(2).strip()
-
-
-def fill(text: str | None, ids: Mapping[str, Mapping[str, str]]) -> str | None:
-    """``text`` with each ``{{kind:name}}`` replaced by ``ids[kind][name]`` (checked by parse)."""
-    if text is None:
-        return None
-
-    def one(match: re.Match[str]) -> str:
-        parts = _PLACEHOLDER_PARTS.fullmatch(match.group(1))
-        assert parts is not None, match.group(0)
-        return ids[camel(parts.group(1))][parts.group(2).strip()]
-
-    return PLACEHOLDER.sub(one, text)
-
-
 def _quorum(data: Any, where: str, root_user: str, users: list[str]) -> QuorumPlan:
-    spec = _fields(data, where, {"threshold", "users"}, ("threshold",))
+    spec = fields(data, where, {"threshold", "users"}, ("threshold",))
     members = [
-        _text(entry, f"{where}.users[{i}]")
-        for i, entry in enumerate(_list(spec.get("users", [root_user]), f"{where}.users"))
+        text(entry, f"{where}.users[{i}]")
+        for i, entry in enumerate(as_list(spec.get("users", [root_user]), f"{where}.users"))
     ]
     for i, member in enumerate(members):
         if member not in users:
@@ -501,75 +442,3 @@ def _quorum(data: Any, where: str, root_user: str, users: list[str]) -> QuorumPl
             f"must be a whole number from 1 to the number of quorum users ({len(members)})",
         )
     return QuorumPlan(where, threshold, members)
-
-
-# ----- small checks ---------------------------------------------------------------------------
-
-
-def _fields(data: Any, where: str, allowed: set[str], required: tuple[str, ...] = ()) -> Json:
-    """``data`` as an object with camelCase keys, each one ``allowed``, ``required`` present."""
-    if not isinstance(data, Mapping):
-        raise SeedError(where, f"expected an object, got {type(data).__name__}")
-    out: Json = {}
-    for key, value in data.items():
-        name = camel(key) if isinstance(key, str) else key
-        if name not in allowed:
-            raise SeedError(where, f"unknown key {key!r} (known: {', '.join(sorted(allowed))})")
-        if name in out:
-            raise SeedError(where, f"{key!r} is given twice (as camelCase and snake_case)")
-        out[name] = value
-    for name in required:
-        if name not in out:
-            raise SeedError(where, f"missing {name!r}")
-    return out
-
-
-def _labelled(data: Any, where: str) -> str:
-    """``where`` with the entry's name, when it has one: ``users[1] ('bob')``."""
-    name = data.get("name") if isinstance(data, Mapping) else None
-    return f"{where} ({name!r})" if isinstance(name, str) and name.strip() else where
-
-
-def _list(data: Any, where: str) -> list:
-    if not isinstance(data, list):
-        raise SeedError(where, f"expected a list, got {type(data).__name__}")
-    return data
-
-
-def _text(data: Any, where: str) -> str:
-    if not isinstance(data, str) or not data.strip():
-        raise SeedError(where, "expected a non-empty string")
-    return data
-
-
-def _optional_text(data: Any, where: str) -> str | None:
-    return None if data is None else _text(data, where)
-
-
-def _names(data: Any, where: str) -> list[str]:
-    names = [_text(entry, f"{where}[{i}]") for i, entry in enumerate(_list(data, where))]
-    _unique(names, where, "tag")
-    return names
-
-
-def _references(data: Any, where: str, declared: list[str], section: str) -> list[str]:
-    names = [_text(entry, f"{where}[{i}]") for i, entry in enumerate(_list(data, where))]
-    for i, name in enumerate(names):
-        if name not in declared:
-            raise SeedError(f"{where}[{i}]", f"no tag {name!r} in the organization's {section}")
-    return names
-
-
-def _words(kind: str) -> str:
-    """``privateKeyTag`` as ``private key tag``."""
-    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", kind).lower()
-
-
-def _unique(names: list[str], where: str, what: str) -> None:
-    seen: set[str] = set()
-    for name in names:
-        if name in seen:
-            raise SeedError(
-                where, f"two of them are named {name!r}: each {what} needs its own name"
-            )
-        seen.add(name)
