@@ -29,6 +29,7 @@ from .codec import to_wire
 from .crypto.api_keys import P256, ApiKeyPair, key_pair_from_entropy, key_pair_from_private
 from .crypto.stamps import DEFAULT_SCHEMES, ApiKeyStamp
 from .dispatch import Request, dispatch
+from .enclave import EnclaveKeys
 from .ids import IdSource
 from .ops import ACTIVITY, REGISTRY, Operation
 from .services.organizations import bootstrap_organization
@@ -91,7 +92,12 @@ class Emulator:
         settings = settings or Settings()
         settings.timestamp_window_s = timestamp_window_s
         self._seed = seed
-        self._world = World(clock=clock or Clock(), ids=IdSource(seed), settings=settings)
+        self._world = World(
+            clock=clock or Clock(),
+            ids=IdSource(seed),
+            settings=settings,
+            enclave=EnclaveKeys.create(seed),
+        )
         self._callers: dict[str, ApiKeyPair] = {}
         self._first_org_id: str | None = None
         self._last_timestamp_ms = 0
@@ -127,6 +133,13 @@ class Emulator:
     def backdoor(self) -> Backdoor:
         """Test-only seams (known keys in, secrets out); NOT part of Turnkey's API."""
         return Backdoor(self)
+
+    @property
+    def enclave(self) -> EnclaveKeys:
+        """The emulator's enclave public keys: ``signer_public_key`` (import and export
+        bundles), ``notarizer_public_key`` (session JWTs) and ``tls_fetcher_public_key``
+        (OTP verification tokens), for the official SDKs' test overrides."""
+        return self._world.enclave
 
     @property
     def world(self) -> World:

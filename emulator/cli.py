@@ -90,6 +90,9 @@ def serve(args: argparse.Namespace) -> int:
                 "apiKeyId": org.api_key_id,
                 "apiPublicKey": org.api_public_key,
                 "apiPrivateKey": org.api_private_key or None,
+                "signerPublicKey": emulator.enclave.signer_public_key,
+                "notarizerPublicKey": emulator.enclave.notarizer_public_key,
+                "tlsFetcherPublicKey": emulator.enclave.tls_fetcher_public_key,
             }
         ),
         flush=True,

@@ -137,7 +137,9 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
     timestamp_ms = check_timestamp(world, body.get("timestampMs"))
     params = _checked(version.params, body.get("parameters"), "parameters")
     canonical = version.upgrade(params) if version.upgrade else params
-    check_voter_organization(caller, org)
+    from_parent = op.parent_may_run and caller.organization.organization_id == org.parent_id
+    if not from_parent:
+        check_voter_organization(caller, org)
     now_ns = world.clock.now_ns()
     if op.vote_selection is not None:  # a vote answers the activity it is cast on
         return _in_transaction(
@@ -145,7 +147,7 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
             lambda tx: op.handler(Context(world, org, caller, now_ns, tx, request.raw), canonical),
         )
     verdict = authorize(
-        org,
+        caller.organization if from_parent else org,
         version.activity_type,
         canonical,
         [approval_of(caller)],

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from .clock import Clock
 from .crypto.addresses import AddressOptions
+from .enclave import EnclaveKeys
 from .ids import IdSource
 from .store import Store
 from .testing.calls import CallLog
@@ -69,6 +70,8 @@ class World:
     settings: Settings = field(default_factory=Settings)
     store: Store = field(default_factory=Store)
     lock: threading.RLock = field(default_factory=threading.RLock)
+    # The enclave's signer, notarizer and TLS fetcher keys (``enclave.py``).
+    enclave: EnclaveKeys = field(default_factory=EnclaveKeys.create)
     # Undo steps of every committed change since the first checkpoint (None: not kept).
     journal: list | None = None
     # Observations and test controls, not state: checkpoints and snapshots leave them alone.

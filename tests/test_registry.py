@@ -55,6 +55,7 @@ def test_facade_has_no_method_the_registry_does_not_know():
         "snapshot",
         "client",
         "clock",
+        "enclave",
         "create_organization",
         "intercept",
         "load",

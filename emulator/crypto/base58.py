@@ -23,3 +23,25 @@ def base58check_encode(payload: bytes, alphabet: str = BITCOIN_ALPHABET) -> str:
     """Base58 of the payload followed by the first 4 bytes of its double SHA-256."""
     checksum = hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4]
     return base58_encode(payload + checksum, alphabet)
+
+
+def base58_decode(text: str, alphabet: str = BITCOIN_ALPHABET) -> bytes:
+    """The bytes ``base58_encode`` made; raise ``ValueError`` for a foreign character."""
+    number = 0
+    for char in text:
+        digit = alphabet.find(char)
+        if digit < 0:
+            raise ValueError(f"not a base58 character: {char!r}")
+        number = number * 58 + digit
+    zeros = len(text) - len(text.lstrip(alphabet[0]))
+    body = number.to_bytes((number.bit_length() + 7) // 8, "big")
+    return b"\0" * zeros + body
+
+
+def base58check_decode(text: str, alphabet: str = BITCOIN_ALPHABET) -> bytes:
+    """The payload of a Base58Check string; raise ``ValueError`` if its checksum is wrong."""
+    raw = base58_decode(text, alphabet)
+    payload, checksum = raw[:-4], raw[-4:]
+    if len(raw) < 4 or hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4] != checksum:
+        raise ValueError("base58check checksum mismatch")
+    return payload

@@ -67,6 +67,9 @@ class Operation:
     # A vote on another activity (approve_activity, reject_activity): the selection it
     # casts. Votes are not activities of their own; they answer the activity voted on.
     vote_selection: str | None = None
+    # A user of the parent organization may run this activity in a sub-organization
+    # (the authentication flows of reference §11.3); the parent's policies judge it.
+    parent_may_run: bool = False
     _by_type: dict[str, Version] = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -110,6 +113,7 @@ def activity(
     self_service: bool = False,
     root_quorum_only: bool = False,
     vote_selection: str | None = None,
+    parent_may_run: bool = False,
 ) -> Callable[[Handler], Handler]:
     """Declare an activity; the decorated function is its handler ``(ctx, params) -> result``."""
 
@@ -127,6 +131,7 @@ def activity(
                 self_service=self_service,
                 root_quorum_only=root_quorum_only,
                 vote_selection=vote_selection,
+                parent_may_run=parent_may_run,
             )
         )
         return handler

@@ -45,7 +45,7 @@ def add_api_key(ctx: Context, user: User, params: dict[str, Any], path: str) -> 
         raise InvalidArgument(
             messages.duplicate_api_key(public_key), turnkey_error_code="REQUEST_INVALID"
         )
-    _make_room_for_api_key(ctx, user, expiring=expiration is not None)
+    make_room_for_api_key(ctx, user, expiring=expiration is not None)
     key = ApiKey(
         api_key_id=ctx.new_id(),
         name=params["apiKeyName"],
@@ -59,7 +59,9 @@ def add_api_key(ctx: Context, user: User, params: dict[str, Any], path: str) -> 
     return key
 
 
-def _make_room_for_api_key(ctx: Context, user: User, *, expiring: bool) -> None:
+def make_room_for_api_key(ctx: Context, user: User, *, expiring: bool) -> None:
+    """At most 10 long-lived (an error) and 10 expiring keys (an expired one, else the
+    oldest, makes way)."""
     limit = ctx.settings.max_api_keys_per_user
     same_kind = [
         k for k in user.api_keys.values() if (k.expiration_seconds is not None) == expiring
