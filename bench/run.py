@@ -5,7 +5,7 @@ Most rows divide by one ``cryptography`` P-256 ECDSA/SHA-256 verification of a
 signing rows (``signing.py``) by one raw signature on their curve, the wallet
 rows (``wallets.py``) by a raw derivation of the same accounts, the policy rows
 (``policies.py``) by the same signature by a root user, whom no policy is
-evaluated for. Ratios compare
+evaluated for, the bundle rows (``auth_bundles.py``) by one raw HPKE seal. Ratios compare
 across machines better than microseconds do. ``memory.py`` counts the heap
 held per private key. ``toolkit.py`` measures the test-double toolkit
 (per-test checkpoint/rollback, pytest sessions, snapshots and documents, the
@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import auth_bundles
 import cryptography
 import memory
 import policies
@@ -227,6 +228,7 @@ def run(quick: bool, progress: Callable[[str], None]) -> dict[str, Any]:
     signing_bench.facade()
     wallet_results = wallets.run(quick, progress)
     policy_results = policies.run(quick, progress)
+    bundle_results = auth_bundles.run(quick, progress)
     memory_started = time.perf_counter()
     memory_report = memory.run(quick, progress)
     memory_s = time.perf_counter() - memory_started
@@ -261,7 +263,11 @@ def run(quick: bool, progress: Callable[[str], None]) -> dict[str, Any]:
     for result in results:
         result.floor = floor_us
     results += (
-        signing_bench.results() + wallet_results + policy_results + toolkit_bench.results(floor_us)
+        signing_bench.results()
+        + wallet_results
+        + policy_results
+        + bundle_results
+        + toolkit_bench.results(floor_us)
     )
     for result in results:
         result.verify = floor_us

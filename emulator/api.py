@@ -10,9 +10,11 @@ response body. Errors raise ``TurnkeyApiError`` with the same code, HTTP status
 and message as on the wire.
 
 Calls go through the same path as HTTP requests, acting as the caller's API
-key (by default the root key of the organization). No HTTP request is signed,
-so an activity's vote records the caller's public key and scheme with an empty
-signature; requests through the wire or an SDK record their real stamps.
+key (by default the root key of the organization), or as a passkey user with
+``caller=`` a ``VirtualAuthenticator`` whose passkey is registered. No HTTP
+request is signed, so an activity's vote records the caller's public key (a
+passkey's COSE key) and scheme with an empty signature; requests through the
+wire or an SDK record their real stamps.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from .clock import Clock
 from .codec import to_wire
 from .crypto.api_keys import P256, ApiKeyPair, key_pair_from_entropy, key_pair_from_private
 from .crypto.stamps import DEFAULT_SCHEMES, ApiKeyStamp
+from .crypto.webauthn import WebauthnStamp
 from .dispatch import Request, dispatch
 from .enclave import EnclaveKeys
 from .ids import IdSource
@@ -37,9 +40,11 @@ from .state import document, seedfile, snapshot
 from .state.seedfile import SeedResult
 from .state.snapshot import Snapshot
 from .store import Store
+from .testing.authenticator import VirtualAuthenticator
 from .testing.backdoor import Backdoor
 from .testing.calls import CallLog
 from .testing.faults import Faults
+from .testing.oidc import EmulatorOidc
 from .testing.outbox import Outbox
 from .world import DEFAULT_TIMESTAMP_WINDOW_S, Checkpoint, Settings, World
 
@@ -70,7 +75,7 @@ class OrganizationHandle:
         return self.api_key.private_key
 
 
-Caller = OrganizationHandle | ApiKeyPair
+Caller = OrganizationHandle | ApiKeyPair | VirtualAuthenticator
 
 
 class Emulator:
@@ -98,6 +103,7 @@ class Emulator:
             settings=settings,
             enclave=EnclaveKeys.create(seed),
         )
+        self._oidc = EmulatorOidc(self._world, seed)
         self._callers: dict[str, ApiKeyPair] = {}
         self._first_org_id: str | None = None
         self._last_timestamp_ms = 0
@@ -140,6 +146,12 @@ class Emulator:
         bundles), ``notarizer_public_key`` (session JWTs) and ``tls_fetcher_public_key``
         (OTP verification tokens), for the official SDKs' test overrides."""
         return self._world.enclave
+
+    @property
+    def oidc(self) -> EmulatorOidc:
+        """The built-in OIDC identity provider (``token``, ``jwks``, ``nonce_for``) and the
+        issuers this emulator trusts (``trust``, ``distrust``); see ``testing/oidc.py``."""
+        return self._oidc
 
     @property
     def world(self) -> World:
@@ -299,6 +311,7 @@ class Emulator:
         emu._seed = loaded.facade["seed"]
         emu._last_timestamp_ms = loaded.facade["last_timestamp_ms"]
         emu._world.store, emu._world.ids = loaded.store, loaded.ids
+        emu._world.enclave = loaded.enclave or EnclaveKeys.create(emu._seed)
         if "clock" not in kwargs:
             emu._world.clock.setstate(loaded.clock)
         emu._set_facade_state(loaded.facade)
@@ -339,14 +352,14 @@ class Emulator:
         if op.kind == ACTIVITY:
             return self._submit(op, org_id, key, params, activity_type, timestamp_ms)
         body = {"organizationId": org_id, **params}
-        stamp = ApiKeyStamp(key.public_key, "", DEFAULT_SCHEMES[key.curve])
+        stamp = _unsigned_stamp(key)
         return dispatch(self._world, Request(op, body, b"", stamp, check_signature=False))
 
     def _submit(
         self,
         op: Operation,
         org_id: str,
-        key: ApiKeyPair,
+        key: ApiKeyPair | VirtualAuthenticator,
         params: Json,
         activity_type: str | None,
         timestamp_ms: int | str | None,
@@ -362,7 +375,7 @@ class Emulator:
         raw = json.dumps(body).encode()
         # No HTTP request was signed: the vote records the caller's key and scheme with an
         # empty signature (a real stamp costs a P-256 signature per call; the wire has them).
-        stamp = ApiKeyStamp(key.public_key, "", DEFAULT_SCHEMES[key.curve])
+        stamp = _unsigned_stamp(key)
         response = dispatch(self._world, Request(op, body, raw, stamp, check_signature=False))
         activity = response["activity"]
         version = op.version(activity["type"])
@@ -377,10 +390,10 @@ class Emulator:
         self._last_timestamp_ms = last + 1 if 0 <= last - now_ms < 1000 else now_ms
         return self._last_timestamp_ms
 
-    def _caller_key(self, org_id: str, caller: Caller | None) -> ApiKeyPair:
+    def _caller_key(self, org_id: str, caller: Caller | None) -> ApiKeyPair | VirtualAuthenticator:
         if isinstance(caller, OrganizationHandle):
             return caller.api_key
-        if isinstance(caller, ApiKeyPair):
+        if isinstance(caller, ApiKeyPair | VirtualAuthenticator):
             return caller
         org = self._world.store.organizations.get(org_id)
         while org is not None:
@@ -429,6 +442,13 @@ class Emulator:
 class EmulatorCheckpoint:
     world: Checkpoint
     facade: dict
+
+
+def _unsigned_stamp(key: ApiKeyPair | VirtualAuthenticator) -> ApiKeyStamp | WebauthnStamp:
+    """The facade's stamp for a caller: who they are, with no signature (not checked)."""
+    if isinstance(key, VirtualAuthenticator):
+        return WebauthnStamp("", "", key.credential_id_b64, "")
+    return ApiKeyStamp(key.public_key, "", DEFAULT_SCHEMES[key.curve])
 
 
 def operation_named(name: str) -> Operation:

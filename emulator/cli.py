@@ -2,7 +2,9 @@
 
 The first line on stdout is one JSON object with ``baseUrl``,
 ``organizationId``, ``userId``, ``apiPublicKey`` and ``apiPrivateKey`` (the
-credentials of the root user, so that a client can talk to the server).
+credentials of the root user, so that a client can talk to the server), and
+the enclave's ``signerPublicKey``, ``notarizerPublicKey`` and
+``tlsFetcherPublicKey`` (uncompressed P-256 hex) for the SDKs' key overrides.
 
 In memory by default. ``--state PATH`` keeps everything in a SQLite file
 (``state/persistence.py``): each request that changes state is on disk before

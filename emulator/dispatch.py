@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from . import messages, render
 from .crypto.stamps import ApiKeyStamp
+from .crypto.webauthn import WebauthnStamp
 from .errors import INTERNAL, InvalidArgument, NotFound, TurnkeyApiError, ValidationFailed
 from .ids import is_uuid, uuid7_from
 from .models import Activity, Organization
@@ -54,12 +55,13 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """A parsed request: the operation, the JSON body, its exact bytes, the stamp."""
+    """A parsed request: the operation, the JSON body, its exact bytes, the stamp (an API
+    key's ``X-Stamp`` or a passkey's ``X-Stamp-Webauthn``)."""
 
     operation: Operation
     body: Json
     raw: bytes
-    stamp: ApiKeyStamp | None
+    stamp: ApiKeyStamp | WebauthnStamp | None
     check_signature: bool = True
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
 
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -29,16 +28,23 @@ ROLES = (SIGNER, NOTARIZER, TLS_FETCHER)
 _UNCOMPRESSED = (serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
 
 
-def _private_key(entropy: bytes) -> ec.EllipticCurvePrivateKey:
-    scalar = int.from_bytes(entropy, "big") % (P256_ORDER - 1) + 1
-    return ec.derive_private_key(scalar, ec.SECP256R1())
+def _scalar(entropy: bytes) -> bytes:
+    """A valid P-256 private scalar (32 bytes) from 32 bytes of entropy."""
+    return (int.from_bytes(entropy, "big") % (P256_ORDER - 1) + 1).to_bytes(32, "big")
 
 
-@dataclass(frozen=True, eq=False)
 class EnclaveKeys:
-    """One P-256 key per role; ``public_key(role)`` is its uncompressed SEC1 hex."""
+    """One P-256 key per role; ``public_key(role)`` is its uncompressed SEC1 hex.
 
-    _keys: dict[str, ec.EllipticCurvePrivateKey]
+    The scalars are drawn when the object is made; the keys are built on first use
+    (a fresh emulator that never signs a bundle pays nothing for them).
+    """
+
+    __slots__ = ("_keys", "_secrets")
+
+    def __init__(self, secrets: dict[str, bytes]) -> None:
+        self._secrets = dict(secrets)
+        self._keys: dict[str, ec.EllipticCurvePrivateKey] = {}
 
     @classmethod
     def create(cls, seed: int | None = None) -> EnclaveKeys:
@@ -47,14 +53,28 @@ class EnclaveKeys:
                 return os.urandom(32)
             return hashlib.blake2b(f"enclave:{role}:{seed}".encode(), digest_size=32).digest()
 
-        return cls({role: _private_key(entropy(role)) for role in ROLES})
+        return cls({role: _scalar(entropy(role)) for role in ROLES})
+
+    @classmethod
+    def from_secrets(cls, secrets: dict[str, bytes]) -> EnclaveKeys:
+        """The keys whose 32-byte scalars ``secrets`` holds by role (a saved document's)."""
+        return cls({role: secrets[role] for role in ROLES})
+
+    def secrets(self) -> dict[str, bytes]:
+        """The 32-byte private scalars by role: for the state document only (it holds
+        every other secret of the emulator too)."""
+        return dict(self._secrets)
 
     def key(self, role: str) -> ec.EllipticCurvePrivateKey:
         """The private key of ``role`` (for the services that sign with it)."""
-        return self._keys[role]
+        key = self._keys.get(role)
+        if key is None:
+            scalar = int.from_bytes(self._secrets[role], "big")
+            key = self._keys[role] = ec.derive_private_key(scalar, ec.SECP256R1())
+        return key
 
     def public_key(self, role: str) -> str:
-        return self._keys[role].public_key().public_bytes(*_UNCOMPRESSED).hex()
+        return self.key(role).public_key().public_bytes(*_UNCOMPRESSED).hex()
 
     @property
     def signer_public_key(self) -> str:
@@ -69,8 +89,9 @@ class EnclaveKeys:
         return self.public_key(TLS_FETCHER)
 
     def sign(self, role: str, data: bytes) -> bytes:
-        """A DER ECDSA P-256 signature over SHA-256(``data``)."""
-        return self._keys[role].sign(data, ec.ECDSA(hashes.SHA256()))
+        """A DER ECDSA P-256 signature over SHA-256(``data``), deterministic (RFC 6979)
+        so that a seeded emulator signs the same bundle the same way on every run."""
+        return self.key(role).sign(data, ec.ECDSA(hashes.SHA256(), deterministic_signing=True))
 
     def __deepcopy__(self, memo: dict) -> EnclaveKeys:
         return self  # immutable: every copy of a world keeps its enclave

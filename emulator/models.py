@@ -78,8 +78,8 @@ class User:
     authenticators: dict[str, Authenticator] = field(default_factory=dict)
     oauth_providers: dict[str, OauthProvider] = field(default_factory=dict)
     # Whether the e-mail address / phone number was proven (an OTP or a verification
-    # token); ``list_verified_suborgs`` reads them. Nothing in the API sets them yet: the
-    # test seam ``emu.backdoor.verify_contact`` does.
+    # token); ``list_verified_suborgs`` reads them. ``otp_auth`` and ``otp_login`` set them
+    # (``services/otp.py``), and so does the test seam ``emu.backdoor.verify_contact``.
     email_verified: bool = False
     phone_number_verified: bool = False
 
@@ -176,6 +176,35 @@ class Invitation:
 
 
 @dataclass(slots=True)
+class Otp:
+    """A one-time password sent by ``init_otp_auth`` or ``init_otp`` (``services/otp.py``).
+
+    ``flow`` is ``otp_auth`` (init_otp_auth, checked by otp_auth) or ``verify``
+    (init_otp, checked by verify_otp); ``legacy`` marks the plaintext generic flow
+    (INIT_OTP V1/V2, VERIFY_OTP V1) apart from the encrypted one (INIT_OTP_V3,
+    VERIFY_OTP_V2). ``attempts`` counts wrong codes; ``used`` is set by the check that
+    succeeds. ``token_*`` describe the verification token verify_otp issued for it
+    (single-use: ``token_used``). The code is never rendered; the target key of the
+    encrypted flow is derived, never stored (``services/otp.py``).
+    """
+
+    otp_id: str
+    flow: str
+    otp_type: str  # OTP_TYPE_EMAIL | OTP_TYPE_SMS
+    contact: str
+    code: str
+    created_at: int
+    expires_at: int
+    user_identifier: str | None = None
+    legacy: bool = False
+    attempts: int = 0
+    used: bool = False
+    token_id: str | None = None
+    token_public_key: str | None = None
+    token_used: bool = False
+
+
+@dataclass(slots=True)
 class Quorum:
     threshold: int
     user_ids: list[str]
@@ -241,5 +270,6 @@ class Organization:
     features: dict[str, str] = field(default_factory=dict)
     policies: dict[str, Policy] = field(default_factory=dict)
     invitations: dict[str, Invitation] = field(default_factory=dict)
+    otps: dict[str, Otp] = field(default_factory=dict)
     activities: dict[str, Activity] = field(default_factory=dict)
     sub_organization_ids: list[str] = field(default_factory=list)

@@ -42,6 +42,13 @@ class Vault:
     wallets: dict[str, WalletSecret] = field(default_factory=dict)
     # private key id -> the 32-byte private key (scalar, or ed25519 seed)
     private_keys: dict[str, bytes] = field(default_factory=dict)
+    # (organization id, user id, kind) -> the enclave's single-use P-256 import target
+    # secret (32 bytes) that init_import_wallet / init_import_private_key made; kind is
+    # "wallet" or "private_key" (``services/imports.py``)
+    import_targets: dict[tuple[str, str, str], bytes] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        return f"Vault(wallets={len(self.wallets)}, private_keys={len(self.private_keys)})"
+        return (
+            f"Vault(wallets={len(self.wallets)}, private_keys={len(self.private_keys)}, "
+            f"import_targets={len(self.import_targets)})"
+        )

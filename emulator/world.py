@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 from .clock import Clock
 from .crypto.addresses import AddressOptions
@@ -39,6 +40,14 @@ class Settings:
     max_wallets_per_organization: int = 100
     max_private_keys_per_organization: int = 1000
     max_policies_per_organization: int = 100
+    # OTPs (features/authentication/email.mdx and sms.mdx, "OTP rate limits"): with a
+    # ``userIdentifier``, at most ``otp_max_requests`` inits per ``otp_request_window_s``
+    # and ``otp_max_active_codes`` live codes per identifier; a code locks after
+    # ``otp_max_attempts`` wrong tries (``services/otp.py``).
+    otp_max_requests: int = 3
+    otp_request_window_s: int = 180
+    otp_max_active_codes: int = 3
+    otp_max_attempts: int = 3
     # The conventions behind *_P2SH, *_P2WSH and TON addresses (not public; see AddressOptions).
     address_options: AddressOptions = field(default_factory=AddressOptions)
 
@@ -72,6 +81,9 @@ class World:
     lock: threading.RLock = field(default_factory=threading.RLock)
     # The enclave's signer, notarizer and TLS fetcher keys (``enclave.py``).
     enclave: EnclaveKeys = field(default_factory=EnclaveKeys.create)
+    # OIDC issuers whose tokens verify: issuer -> its JWKS, or a function giving it
+    # (``services/oidc.py``; ``emu.oidc.trust``). Configuration: snapshots leave it alone.
+    oidc_issuers: dict[str, Any] = field(default_factory=dict)
     # Undo steps of every committed change since the first checkpoint (None: not kept).
     journal: list | None = None
     # Observations and test controls, not state: checkpoints and snapshots leave them alone.

@@ -74,6 +74,31 @@ def test_serve_with_given_key_and_seed():
     assert info2["organizationId"] == info["organizationId"]
 
 
+def test_serve_prints_the_enclave_public_keys():
+    from emulator import Emulator
+
+    names = ("signerPublicKey", "notarizerPublicKey", "tlsFetcherPublicKey")
+    process, info = start("--seed", "5")
+    process.terminate()
+    process.wait(timeout=10)
+    enclave = Emulator(seed=5).enclave
+    expected = (
+        enclave.signer_public_key,
+        enclave.notarizer_public_key,
+        enclave.tls_fetcher_public_key,
+    )
+    assert tuple(info[name] for name in names) == expected
+    assert len(set(expected)) == 3
+    for value in expected:
+        assert len(value) == 130 and value.startswith("04") and value == value.lower()
+        bytes.fromhex(value)
+    unseeded, fresh = start()
+    unseeded.terminate()
+    unseeded.wait(timeout=10)
+    assert all(len(fresh[name]) == 130 and fresh[name].startswith("04") for name in names)
+    assert fresh["signerPublicKey"] != info["signerPublicKey"]
+
+
 def test_serve_refuses_a_mismatched_key_pair():
     completed = subprocess.run(
         [

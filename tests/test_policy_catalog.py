@@ -198,9 +198,15 @@ KINDS_WITHOUT_RESOURCE_ACTION = [
 
 # Registry activity types that neither docs table lists. Approving and rejecting are votes on
 # another activity, not activities a policy governs, so the docs give them no resource/action
-# (their kind is still derived by the docs' naming rule).
+# (their kind is still derived by the docs' naming rule). RECOVER_USER (the legacy e-mail
+# recovery's second step) is in neither table.
 REGISTRY_TYPES_MISSING_FROM_DOCS: frozenset[str] = frozenset(
-    {"ACTIVITY_TYPE_APPROVE_ACTIVITY", "ACTIVITY_TYPE_REJECT_ACTIVITY"}
+    {
+        "ACTIVITY_TYPE_APPROVE_ACTIVITY",
+        "ACTIVITY_TYPE_REJECT_ACTIVITY",
+        "ACTIVITY_TYPE_RECOVER_USER",
+        "ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION",
+    }
 )
 
 

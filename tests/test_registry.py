@@ -59,6 +59,7 @@ def test_facade_has_no_method_the_registry_does_not_know():
         "create_organization",
         "intercept",
         "load",
+        "oidc",
         "from_document",
         "save",
         "seed",

@@ -130,6 +130,7 @@ def test_empty_emulator_round_trips(tmp_path):
         "organizations",
         "vault",
         "indexOrder",
+        "enclave",
         "ids",
         "clock",
         "settings",

@@ -3,8 +3,6 @@ list_verified_suborgs), through the facade, the wire and the official SDK."""
 
 from __future__ import annotations
 
-import base64
-import json
 from typing import Any
 
 import pytest
@@ -13,6 +11,7 @@ from emulator import Emulator, OrganizationHandle, messages
 from emulator.accounts import account_spec
 from emulator.crypto.api_keys import ApiKeyPair
 from emulator.testing import VirtualAuthenticator
+from emulator.testing.oidc import OidcProvider
 
 from .helpers import (
     NIL_UUID,
@@ -35,8 +34,14 @@ SUB_FEATURES = [
 ]
 
 
+# An identity provider with Google's issuer name: registration verifies a token's signature
+# under its issuer's keys, so the emulator is told to trust this one.
+GOOGLE = OidcProvider("https://accounts.google.com")
+
+
 @pytest.fixture
 def emu(turnkey_emulator, turnkey_org):
+    turnkey_emulator.oidc.trust(GOOGLE)
     return turnkey_emulator
 
 
@@ -51,13 +56,9 @@ def root_user(name: str = "root", key: ApiKeyPair | None = None, **extra: Any) -
     }
 
 
-def oidc_token(iss: str = "https://accounts.google.com", sub: str = "1234", aud: str = "app"):
-    """An (unsigned) OIDC token: the emulator reads its iss, sub and aud."""
-
-    def part(data: dict) -> str:
-        return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
-
-    return f"{part({'alg': 'RS256'})}.{part({'iss': iss, 'sub': sub, 'aud': aud})}.c2ln"
+def oidc_token(sub: str = "1234", aud: str = "app") -> str:
+    """An OIDC token of ``GOOGLE`` (which the ``emu`` fixture trusts)."""
+    return GOOGLE.token(sub=sub, aud=aud)
 
 
 def new_sub(emu, name: str = "Sub", key: ApiKeyPair | None = None, **params: Any) -> dict:

@@ -121,7 +121,10 @@ def test_a_user_holds_at_most_the_oauth_provider_limit(turnkey_emulator, turnkey
     emu = turnkey_emulator
     emu.settings.max_oauth_providers_per_user = 2
     provider = V4_USER["oauthProviders"][0]
-    three = {**V4_USER, "oauthProviders": [provider] * 3}
+    providers = [
+        {**provider, "oidcClaims": {**provider["oidcClaims"], "sub": str(i)}} for i in range(3)
+    ]
+    three = {**V4_USER, "oauthProviders": providers}
     error = fails(
         emu, emu.create_users, users=[three], activity_type="ACTIVITY_TYPE_CREATE_USERS_V4"
     )

@@ -27,6 +27,8 @@ Json = dict[str, Any]
 
 ES256_HEADER = {"alg": "ES256", "typ": "JWT"}
 _PREHASHED = ec.ECDSA(Prehashed(hashes.SHA256()))
+# RFC 6979: a seeded emulator issues the same token on every run.
+_PREHASHED_DETERMINISTIC = ec.ECDSA(Prehashed(hashes.SHA256()), deterministic_signing=True)
 
 
 class JwtError(ValueError):
@@ -51,7 +53,7 @@ def sign_es256(
 ) -> str:
     """``header.payload.signature`` with the claims in the order given."""
     signing_input = f"{_segment(header or ES256_HEADER)}.{_segment(claims)}"
-    der = private_key.sign(_digest(signing_input.encode(), double_hash), _PREHASHED)
+    der = private_key.sign(_digest(signing_input.encode(), double_hash), _PREHASHED_DETERMINISTIC)
     r, s = decode_dss_signature(der)
     return f"{signing_input}.{b64url_encode(r.to_bytes(32, 'big') + s.to_bytes(32, 'big'))}"
 

@@ -1,4 +1,4 @@
-"""HTTP requests to responses: routing, JSON, the stamp header, error bodies.
+"""HTTP requests to responses: routing, JSON, the stamp headers, error bodies.
 
 ``handle`` is the one entry point of the wire: the WSGI app, the server and
 the ``requests`` interception all call it.
@@ -15,7 +15,13 @@ from http import HTTPStatus
 from typing import Any
 
 from .. import jsontext, messages
-from ..crypto.stamps import MalformedStamp, parse_stamp_header
+from ..crypto.stamps import ApiKeyStamp, MalformedStamp, parse_stamp_header
+from ..crypto.webauthn import (
+    WEBAUTHN_STAMP_HEADER,
+    MalformedWebauthnStamp,
+    WebauthnStamp,
+    parse_webauthn_stamp_header,
+)
 from ..dispatch import Request, dispatch
 from ..errors import (
     INTERNAL,
@@ -50,14 +56,7 @@ def handle(
             raise InvalidArgument(
                 messages.BAD_REQUEST_BODY, turnkey_error_code="REQUEST_INVALID"
             ) from None
-        header = headers.get("x-stamp")
-        try:
-            stamp = parse_stamp_header(header) if header else None
-        except MalformedStamp:
-            raise Unauthenticated(
-                messages.MALFORMED_STAMP, turnkey_error_code="UNAUTHENTICATED"
-            ) from None
-        response = dispatch(world, Request(op, parsed, body, stamp))
+        response = dispatch(world, Request(op, parsed, body, stamp_of(headers)))
         return 200, json.dumps(response).encode()
     except TurnkeyApiError as error:
         return error.status, json.dumps(error.body()).encode()
@@ -67,6 +66,28 @@ def handle(
         traceback.print_exc()
         error = TurnkeyApiError(INTERNAL, f"internal server error ({error_id})")
         return error.status, json.dumps(error.body()).encode()
+
+
+def stamp_of(headers: Mapping[str, str]) -> ApiKeyStamp | WebauthnStamp | None:
+    """The request's stamp: ``X-Stamp`` (base64url JSON), else ``X-Stamp-Webauthn`` (plain
+    JSON), else none; a header that does not decode is the real 401."""
+    header = headers.get("x-stamp")
+    if header:
+        try:
+            return parse_stamp_header(header)
+        except MalformedStamp:
+            raise Unauthenticated(
+                messages.MALFORMED_STAMP, turnkey_error_code="UNAUTHENTICATED"
+            ) from None
+    webauthn_header = headers.get(WEBAUTHN_STAMP_HEADER.lower())
+    if webauthn_header:
+        try:
+            return parse_webauthn_stamp_header(webauthn_header)
+        except MalformedWebauthnStamp:
+            raise Unauthenticated(
+                messages.MALFORMED_WEBAUTHN_STAMP, turnkey_error_code="UNAUTHENTICATED"
+            ) from None
+    return None
 
 
 def status_line(status: int) -> str:

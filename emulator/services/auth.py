@@ -1,45 +1,63 @@
-"""Who is calling: resolve and check the ``X-Stamp`` of a request.
+"""Who is calling: resolve and check the stamp of a request.
 
-The stamp's public key is looked up among the API keys of the target
-organization, then of its parent (a sub-organization's own user wins). The
-key must match the stamp's scheme, must not have expired on the emulator's
-clock, and its signature must verify over the exact body bytes.
+An ``X-Stamp`` (API key): its public key is looked up among the API keys of
+the target organization, then of its parent (a sub-organization's own user
+wins). The key must match the stamp's scheme, must not have expired on the
+emulator's clock, and its signature must verify over the exact body bytes.
+
+An ``X-Stamp-Webauthn`` (passkey): its credential id is looked up among the
+authenticators of the target organization, then of its parent (404
+"webauthn authenticator not found in organization [or parent organization]"),
+and the assertion must verify with the stored COSE key over a challenge that
+is the hash of this very body (401 "could not verify WebAuthN signature"). If
+``FEATURE_NAME_WEBAUTHN_ORIGINS`` is set (the parent's applies to its
+sub-organizations), the assertion's origin must be one of its values.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .. import messages
 from ..crypto.stamps import ApiKeyStamp, verify_stamp
-from ..errors import Unauthenticated
-from ..models import ApiKey, Organization, User
+from ..crypto.webauthn import AssertionInvalid, WebauthnStamp, same_credential_id, verify_assertion
+from ..errors import NotFound, Unauthenticated
+from ..models import ApiKey, Authenticator, Organization, User
 from ..world import World
+
+#: Either kind of stamp. Both give a vote its ``public_key``, ``signature`` and ``scheme``
+#: (a passkey's ``public_key`` is its stored COSE key once it is found).
+Stamp = ApiKeyStamp | WebauthnStamp
+WEBAUTHN_ORIGINS = "FEATURE_NAME_WEBAUTHN_ORIGINS"
 
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """The authenticated caller: their user, that user's organization and key."""
+    """The authenticated caller: their user, that user's organization and credential
+    (an API key, or for a passkey stamp the ``authenticator``)."""
 
     user: User
     organization: Organization
-    api_key: ApiKey | None  # None for a proposer whose key is gone when consensus completes
-    stamp: ApiKeyStamp
+    api_key: ApiKey | None  # None for a passkey, or a proposer whose key is gone
+    stamp: Stamp
+    authenticator: Authenticator | None = None
 
 
 def authenticate(
     world: World,
     target: Organization,
-    stamp: ApiKeyStamp | None,
+    stamp: Stamp | None,
     body: bytes,
     *,
     is_activity: bool,
     check_signature: bool = True,
 ) -> Caller:
-    """The caller behind ``stamp``, or the real service's 401."""
+    """The caller behind ``stamp``, or the real service's 401 (404 for an unknown passkey)."""
     if stamp is None:
         message = messages.NO_STAMP_ACTIVITY if is_activity else messages.NO_STAMP_QUERY
         raise Unauthenticated(message, turnkey_error_code="SIGNATURE_MISSING")
+    if isinstance(stamp, WebauthnStamp):
+        return _authenticate_passkey(world, target, stamp, body, check_signature)
     caller, key = _find_key(world, target, stamp)
     if key.curve != stamp.curve:
         raise Unauthenticated(messages.BAD_SIGNATURE, turnkey_error_code="SIGNATURE_INVALID")
@@ -68,3 +86,52 @@ def _find_key(world: World, target: Organization, stamp: ApiKeyStamp) -> tuple[C
         ),
         turnkey_error_code="PUBLIC_KEY_NOT_FOUND",
     )
+
+
+def _authenticate_passkey(
+    world: World, target: Organization, stamp: WebauthnStamp, body: bytes, check_signature: bool
+) -> Caller:
+    org, user, authenticator = _find_authenticator(world, target, stamp.credential_id)
+    if check_signature:
+        try:
+            verify_assertion(
+                stamp, authenticator.public_key, body, allowed_origins=allowed_origins(world, org)
+            )
+        except AssertionInvalid:
+            raise Unauthenticated(
+                messages.BAD_WEBAUTHN_SIGNATURE, turnkey_error_code="SIGNATURE_INVALID"
+            ) from None
+    resolved = replace(stamp, public_key=authenticator.public_key)
+    return Caller(user, org, None, resolved, authenticator)
+
+
+def _find_authenticator(
+    world: World, target: Organization, credential_id: str
+) -> tuple[Organization, User, Authenticator]:
+    """The passkey with ``credential_id`` in ``target``, else in its parent."""
+    for org_id in (target.organization_id, target.parent_id):
+        org = world.store.organizations.get(org_id) if org_id is not None else None
+        if org is None:
+            continue
+        for user in org.users.values():
+            for authenticator in user.authenticators.values():
+                if same_credential_id(authenticator.credential_id, credential_id):
+                    return org, user, authenticator
+    raise NotFound(
+        messages.webauthn_authenticator_not_found(
+            target.organization_id, credential_id, has_parent=target.parent_id is not None
+        ),
+        turnkey_error_code="CREDENTIAL_NOT_FOUND",
+    )
+
+
+def allowed_origins(world: World, org: Organization) -> list[str] | None:
+    """The origins of ``FEATURE_NAME_WEBAUTHN_ORIGINS`` that apply to ``org`` (its parent's
+    feature applies to its sub-organizations; else its own), or None (any origin). The
+    value is one origin or several separated by commas; ``*`` allows any."""
+    parent = world.store.organizations.get(org.parent_id) if org.parent_id else None
+    for holder in (parent, org):
+        if holder is not None and holder.features.get(WEBAUTHN_ORIGINS):
+            origins = [o.strip() for o in holder.features[WEBAUTHN_ORIGINS].split(",")]
+            return [o for o in origins if o] or None
+    return None

@@ -34,6 +34,9 @@ def check_voter_organization(caller: Caller, target: Organization) -> None:
 
 
 def approval_of(caller: Caller) -> Approval:
+    """The caller's approval: their user, and the public key and scheme their stamp records
+    (an API key's hex key and ``SIGNATURE_SCHEME_TK_API_*``; a passkey's COSE key, base64url
+    as ``credential.publicKey`` shows it, and ``SIGNATURE_SCHEME_TK_WEBAUTHN``)."""
     return Approval(caller.user, caller.stamp.public_key, caller.stamp.scheme)
 
 

@@ -52,7 +52,7 @@ def parse_target_public_key(value: str) -> bytes:
     try:
         raw = bytes.fromhex(value)
         hpke.load_public_key(raw)
-    except (ValueError, hpke.HpkeError) as exc:
+    except (ValueError, TypeError) as exc:  # HpkeError is a ValueError
         raise BundleError(f"not a P-256 public key: {value!r}") from exc
     return raw
 

@@ -4,7 +4,8 @@ The real rules: an API key's public key must fit its curve; ``expirationSeconds`
 is a positive integer string; a user holds at most 10 long-lived and 10
 expiring keys (an 11th expiring key evicts an expired one, else the oldest) and
 at most 10 authenticators; a public key or credential id is unique in an
-organization.
+organization; an OAuth provider's token must verify (``services/oidc.py``) and its
+identity (``iss``, ``aud``, ``sub``) is one user's in an organization.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..errors import InvalidArgument, ResourceExhausted, ValidationFailed
 from ..models import API_KEY_CREDENTIAL_TYPES, ApiKey, Authenticator, OauthProvider, User
 from ..schema import Violations
 from .context import Context
+from .oidc import OidcIdentity, verify_token
 
 DEFAULT_AUTHENTICATOR_MODEL = "Security key"
 
@@ -127,26 +129,58 @@ def _decoded(value: str) -> bytes | None:
 
 
 def add_oauth_provider(ctx: Context, user: User, params: dict[str, Any]) -> OauthProvider:
-    """An OAuth provider from the token's (or the given) ``iss``, ``aud`` and ``sub``."""
+    """An OAuth provider from the given ``oidcClaims``, else from the ``iss``, ``aud`` and
+    ``sub`` of ``oidcToken`` once it verifies (``services/oidc.py``; a token given beside
+    claims is verified too). One identity is one user's in an organization."""
     if len(user.oauth_providers) >= ctx.settings.max_oauth_providers_per_user:
         raise ResourceExhausted(
             messages.MAX_OAUTH_PROVIDERS, turnkey_error_code="RATE_LIMIT_EXCEEDED"
         )
-    claims = params.get("oidcClaims") or token_claims(params.get("oidcToken"))
+    token, claims = params.get("oidcToken"), params.get("oidcClaims")
+    identity = verify_token(ctx.world, token, ctx.now_ns) if token or not claims else None
+    if claims:
+        issuer, subject, audience = claims["iss"], claims["sub"], claims["aud"]
+    else:
+        assert identity is not None
+        issuer, subject, audience = identity.issuer, identity.subject, identity.audience
+    for other in ctx.org.users.values():
+        for p in other.oauth_providers.values():
+            if (p.issuer, p.audience, p.subject) == (issuer, audience, subject):
+                raise InvalidArgument(
+                    messages.oauth_provider_exists(issuer, audience, subject),
+                    turnkey_error_code="OAUTH_PROVIDER_ALREADY_EXISTS",
+                )
     provider = OauthProvider(
         provider_id=ctx.new_id(),
         name=params["providerName"],
-        issuer=claims["iss"],
-        audience=claims["aud"],
-        subject=claims["sub"],
+        issuer=issuer,
+        audience=audience,
+        subject=subject,
         created_at=ctx.now_ns,
         updated_at=ctx.now_ns,
     )
     ctx.tx.put(user.oauth_providers, provider.provider_id, provider)
+    if identity is not None:
+        link_google_email(ctx, user, identity)
     return provider
 
 
+def link_google_email(ctx: Context, user: User, identity: OidcIdentity) -> None:
+    """Social linking (social-logins.mdx): a Google token whose e-mail Google verified
+    marks the user's e-mail verified when it is that e-mail, and becomes the user's
+    e-mail when they have none."""
+    if not (identity.is_google and identity.email_verified and identity.email):
+        return
+    if user.email is None:
+        ctx.tx.set(user, "email", identity.email)
+    elif user.email.casefold() != identity.email.casefold():
+        return
+    if not user.email_verified:
+        ctx.tx.set(user, "email_verified", True)
+
+
 def token_claims(token: str | None) -> dict[str, str]:
+    """``iss``, ``sub`` and ``aud`` of a token, read without verifying it (a lookup)."""
     invalid = InvalidArgument(messages.INVALID_OIDC_TOKEN, turnkey_error_code="INVALID_OIDC_TOKEN")
     parts = (token or "").split(".")
     if len(parts) != 3:

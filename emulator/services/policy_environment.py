@@ -32,6 +32,7 @@ Json = dict[str, Any]
 
 SIGN_TRANSACTION_ETHEREUM = "TRANSACTION_TYPE_ETHEREUM"
 SIGN_TRANSACTION_SOLANA = "TRANSACTION_TYPE_SOLANA"
+CREDENTIAL_TYPE_WEBAUTHN = "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR"
 
 
 def condition_environment(
@@ -66,7 +67,17 @@ def consensus_environment(approvals: Sequence[Approval]) -> Json:
 
 
 def credential_view(user: User, public_key: str, scheme: str) -> Json:
-    """The ``Credential`` struct of an approval stamped with ``public_key``."""
+    """The ``Credential`` struct of an approval stamped with ``public_key`` (an API key's,
+    or a passkey's COSE key; only a passkey has a ``credential_id``)."""
+    passkey = next((a for a in user.authenticators.values() if a.public_key == public_key), None)
+    if passkey is not None:
+        return {
+            "id": passkey.authenticator_id,
+            "user_id": user.user_id,
+            "type": CREDENTIAL_TYPE_WEBAUTHN,
+            "credential_id": passkey.credential_id,
+            "public_key": passkey.public_key,
+        }
     key = next((k for k in user.api_keys.values() if k.public_key == public_key.lower()), None)
     if key is not None:
         return {

@@ -1,16 +1,18 @@
 """The whole state of an emulator as one versioned JSON document, and back.
 
 THE DOCUMENT CONTAINS SECRETS: the mnemonic of every wallet and every private
-key (hex, in ``vault``), the private halves of the organizations' bootstrap API
-keys (``facade.callers``) and the keys of the id and key-material streams
-(``ids``). It says so in its ``warning`` field, and ``write`` creates files
-readable by their owner only (mode 0o600). It is for tests and local tools:
-never put real funds behind a key that has been in one.
+key (hex, in ``vault``, beside the enclave's pending import target keys), the
+private halves of the organizations' bootstrap API keys (``facade.callers``)
+and the keys of the id and key-material streams (``ids``). It says so in its
+``warning`` field, and ``write`` creates files readable by their owner only
+(mode 0o600). It is for tests and local tools: never put real funds behind a
+key that has been in one.
 
 Top-level keys: ``format`` (``"turnkey-emulator-state"``), ``version`` (1),
 ``warning``, ``organizations`` (each with its users and their credentials,
 tags, wallets and accounts, private keys, features, root quorum, parent and
-sub-organization links, and activities with their votes), ``vault``,
+sub-organization links, and activities with their votes), ``vault``, ``enclave`` (the
+private keys of the enclave's signer, notarizer and TLS fetcher),
 ``indexOrder``, ``ids``, ``clock``, ``settings`` and ``facade``.
 
 Records are written field by field from the dataclasses of ``models.py``
@@ -39,8 +41,11 @@ from typing import Any
 
 from ..crypto import hd
 from ..crypto.api_keys import ApiKeyPair
+from ..enclave import ROLES, EnclaveKeys
 from ..ids import IdSource
 from ..models import Organization, SignerRef
+from ..services.imports import PRIVATE_KEY as IMPORT_PRIVATE_KEY
+from ..services.imports import WALLET as IMPORT_WALLET
 from ..store import KeyOwner, Store
 from ..vault import WalletSecret
 from ..world import Settings, World
@@ -51,11 +56,13 @@ VERSION = 1
 SUPPORTED_VERSIONS = (1,)
 WARNING = (
     "This document contains secrets: every wallet's mnemonic, every private key, the "
-    "organizations' root API private keys and the keys of the emulator's id streams. Keep it "
-    "private (mode 0o600) and never put real funds behind any key that has been in it."
+    "organizations' root API private keys, the enclave's keys and the keys of the emulator's "
+    "id streams. Keep it private (mode 0o600) and never put real funds behind any key that "
+    "has been in it."
 )
 
 Json = dict[str, Any]
+IMPORT_KINDS = (IMPORT_WALLET, IMPORT_PRIVATE_KEY)
 
 
 @dataclass
@@ -68,6 +75,7 @@ class Loaded:
     settings: Settings
     # callers (organization id -> ApiKeyPair), first_org_id, seed, last_timestamp_ms
     facade: dict[str, Any]
+    enclave: EnclaveKeys | None = None
 
 
 # ----- saving ----------------------------------------------------------------------------
@@ -104,6 +112,10 @@ def dump(world: World, facade_state: dict[str, Any]) -> Json:
             "vault": {
                 "wallets": {wid: s.mnemonic for wid, s in store.vault.wallets.items()},
                 "privateKeys": {kid: k.hex() for kid, k in store.vault.private_keys.items()},
+                "importTargets": [
+                    {"organizationId": o, "userId": u, "kind": kind, "secret": secret.hex()}
+                    for (o, u, kind), secret in store.vault.import_targets.items()
+                ],
             },
             "indexOrder": {
                 "apiKeyOwners": {
@@ -112,6 +124,7 @@ def dump(world: World, facade_state: dict[str, Any]) -> Json:
                 },
                 "signers": signer_order,
             },
+            "enclave": {role: secret.hex() for role, secret in world.enclave.secrets().items()},
             "ids": world.ids.to_dict(),
             "clock": dict(zip(("offsetNs", "frozenNs"), world.clock.getstate(), strict=True)),
             "settings": _SETTINGS.encode(world.settings, None),
@@ -196,6 +209,7 @@ def load(document: Any) -> Loaded:
         "warning",
         "organizations",
         "vault",
+        "enclave",
         "indexOrder",
         "ids",
         "clock",
@@ -221,7 +235,27 @@ def load(document: Any) -> Loaded:
         clock=_load_clock(json_object(document.get("clock"), "clock")),
         settings=_SETTINGS.decode(document.get("settings", {}), "settings"),
         facade=_load_facade(json_object(document.get("facade"), "facade"), store),
+        enclave=_load_enclave(document.get("enclave")),
     )
+
+
+def _load_enclave(data: Any) -> EnclaveKeys | None:
+    """The enclave keys a document saved (``None`` for a document from before they were
+    saved: a seeded emulator then makes them again from its seed)."""
+    if data is None:
+        return None
+    data = json_object(data, "enclave")
+    secrets = {}
+    for role in ROLES:
+        value = data.get(role)
+        try:
+            secret = bytes.fromhex(value) if isinstance(value, str) else b""
+        except ValueError:
+            secret = b""
+        if len(secret) != 32:
+            raise DocumentError(f"enclave.{role}: a 32-byte private key as hex")
+        secrets[role] = secret
+    return EnclaveKeys.from_secrets(secrets)
 
 
 def _load_ids(data: Json) -> IdSource:
@@ -315,6 +349,25 @@ def _load_vault(store: Store, data: Json) -> None:
         orphans = sorted(set(held) - set(ids))
         if orphans:
             raise DocumentError(f"vault.{section}: {orphans[0]} belongs to nothing in the document")
+    _load_import_targets(store, json_list(data.get("importTargets", []), "vault.importTargets"))
+
+
+def _load_import_targets(store: Store, entries: list) -> None:
+    """The pending import targets (single-use enclave keys); one whose user has gone since
+    is kept as live, where nothing can use it."""
+    for index, entry in enumerate(entries):
+        where = f"vault.importTargets[{index}]"
+        entry = json_object(entry, where)
+        slot = tuple(entry.get(k) for k in ("organizationId", "userId", "kind"))
+        if not all(isinstance(part, str) for part in slot) or slot[2] not in IMPORT_KINDS:
+            raise DocumentError(f"{where}: organizationId, userId and a kind of {IMPORT_KINDS}")
+        try:
+            secret = bytes.fromhex(entry.get("secret"))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            secret = b""
+        if len(secret) != 32:
+            raise DocumentError(f"{where}: no 32-byte hex secret")
+        store.vault.import_targets[slot] = secret  # type: ignore[index]
 
 
 # ----- indexes -------------------------------------------------------------------------

@@ -79,6 +79,8 @@ def verify_signed_bundle(bundle: str, signer_public_key: str) -> Json:
         signer = outer["enclaveQuorumPublic"]
     except (ValueError, TypeError, KeyError) as exc:
         raise ClientBundleError(f"not a signed bundle: {exc}") from exc
+    if not isinstance(signer, str):
+        raise ClientBundleError("not a signed bundle: enclaveQuorumPublic is not a string")
     if outer.get("version") != "v1.0.0":
         raise ClientBundleError(f"unsupported bundle version {outer.get('version')!r}")
     if signer.lower() != signer_public_key.lower():
@@ -134,3 +136,108 @@ def verify_session_jwt(session: str, notarizer_public_key: str) -> Json:
     """The claims of a session JWT once the notarizer's signature verifies."""
     key = hpke.load_public_key(bytes.fromhex(notarizer_public_key))
     return jwt.verify_es256(session, key, double_hash=True)
+
+
+# ----- OTP: the encrypted code, the verification token, the client signature -----------
+
+#: The TLS fetcher key the official clients pin (``@turnkey/crypto`` constants.ts); pass
+#: ``emu.enclave.tls_fetcher_public_key`` against the emulator.
+PRODUCTION_TLS_FETCHER_SIGN_PUBLIC_KEY = (
+    "046b4f88421f76b6ba418afc2ea1d8ced671337d7db6b80478a60d8531bf8f17fa"
+    "9a512f0fef96fc0c9b4cd9dff70b34992e520ce04c79d931f6ff6296b547d201"
+)
+_VERIFICATION_TOKEN_CLAIMS = ("id", "verification_type", "contact", "organization_id", "exp")
+
+
+def encrypt_otp_code(
+    otp_target_bundle: str,
+    otp_code: str,
+    client_public_key: str,
+    *,
+    tls_fetcher_public_key: str = PRODUCTION_TLS_FETCHER_SIGN_PUBLIC_KEY,
+) -> str:
+    """verify_otp's ``encryptedOtpBundle`` (``encryptOtpCodeToBundle``): the target bundle
+    of init_otp checked against the TLS fetcher key, then ``{"otp_code", "public_key"}``
+    sealed to its ``targetPublic``. ``client_public_key`` is compressed hex."""
+    inner = verify_signed_bundle(otp_target_bundle, tls_fetcher_public_key)
+    plaintext = json.dumps(
+        {"otp_code": otp_code, "public_key": client_public_key}, separators=(",", ":")
+    )
+    return encrypt_to_bundle(inner["targetPublic"], plaintext.encode())
+
+
+def verify_verification_token(
+    token: str,
+    tls_fetcher_public_key: str = PRODUCTION_TLS_FETCHER_SIGN_PUBLIC_KEY,
+    *,
+    now_ms: int | None = None,
+) -> Json:
+    """The claims of a verification token (``verifyOtpVerificationToken``): an ES256 JWT
+    (SHA-256 once) by the TLS fetcher key, with its claims, not expired at ``now_ms``
+    (pass the emulator's ``clock.now_ms()``; ``None`` skips the expiry)."""
+    key = hpke.load_public_key(bytes.fromhex(tls_fetcher_public_key))
+    header, _, _, _ = jwt.decode(token)
+    if header.get("alg") != "ES256" or header.get("typ") != "JWT":
+        raise jwt.JwtError(f"unexpected verification token header {header!r}")
+    claims = jwt.verify_es256(token, key)
+    for name in _VERIFICATION_TOKEN_CLAIMS:
+        if not isinstance(claims.get(name), str) or not claims[name]:
+            raise jwt.JwtError(f"verification token has no {name!r} claim")
+    if now_ms is not None and int(claims["exp"]) < now_ms:
+        raise jwt.JwtError("verification token has expired")
+    return claims
+
+
+def _token_claims(verification_token: str) -> Json:
+    return jwt.decode(verification_token)[1]
+
+
+def sign_client_message(key: ApiKeyPair, message: str) -> str:
+    """Raw ``r ‖ s`` hex of an ECDSA P-256 / SHA-256 signature of ``message`` (``key``'s
+    private half), as the SDKs sign with ``SignatureFormat.Raw``."""
+    from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+
+    private = hpke.private_key_from_bytes(bytes.fromhex(key.private_key))
+    r, s = decode_dss_signature(private.sign(message.encode(), ec.ECDSA(hashes.SHA256())))
+    return (r.to_bytes(32, "big") + s.to_bytes(32, "big")).hex()
+
+
+def client_signature_for_login(
+    verification_token: str, key: ApiKeyPair, session_public_key: str | None = None
+) -> Json:
+    """otp_login's ``clientSignature`` (``getClientSignatureMessageForLogin`` and its
+    signing): the token's bound ``key`` signs the login of ``session_public_key`` (by
+    default the token's own key) with this token."""
+    claims = _token_claims(verification_token)
+    message = json.dumps(
+        {
+            "login": {"publicKey": session_public_key or claims["public_key"]},
+            "tokenId": claims["id"],
+            "type": "USAGE_TYPE_LOGIN",
+        },
+        separators=(",", ":"),
+    )
+    return {
+        "publicKey": claims["public_key"],
+        "scheme": "CLIENT_SIGNATURE_SCHEME_API_P256",
+        "message": message,
+        "signature": sign_client_message(key, message),
+    }
+
+
+def client_signature_for_signup(
+    verification_token: str, key: ApiKeyPair, usage: Json | None = None
+) -> Json:
+    """create_sub_organization's ``clientSignature`` (``getClientSignatureMessageForSignup``):
+    ``usage`` is the ``signupV2`` object (``email``, ``phoneNumber``, ``apiKeys``...)."""
+    claims = _token_claims(verification_token)
+    message = json.dumps(
+        {"signupV2": usage or {}, "tokenId": claims["id"], "type": "USAGE_TYPE_SIGNUP"},
+        separators=(",", ":"),
+    )
+    return {
+        "publicKey": claims["public_key"],
+        "scheme": "CLIENT_SIGNATURE_SCHEME_API_P256",
+        "message": message,
+        "signature": sign_client_message(key, message),
+    }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .. import render
@@ -42,6 +43,10 @@ def state_digest(emu: Emulator) -> str:
             "signers": {value: repr(ref) for value, ref in org.signers.items()},
             "policies": [render.policy(p) for p in org.policies.values()],
             "invitations": [repr(i) for i in org.invitations.values()],
+            "otps": [  # attempts, use and tokens included; the code hashed
+                repr(replace(o, code=hashlib.sha256(o.code.encode()).hexdigest()))
+                for o in org.otps.values()
+            ],
             "verified": [
                 (u.user_id, u.email_verified, u.phone_number_verified) for u in org.users.values()
             ],
@@ -66,6 +71,7 @@ def state_digest(emu: Emulator) -> str:
         "vault": [
             {w: hashed(s.mnemonic) for w, s in store.vault.wallets.items()},
             {k: hashed(v) for k, v in store.vault.private_keys.items()},
+            {"/".join(slot): hashed(v) for slot, v in store.vault.import_targets.items()},
         ],
     }
     return json.dumps([orgs, indexes, repr(world.ids.getstate())], sort_keys=True, default=str)

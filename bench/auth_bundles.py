@@ -1,0 +1,142 @@
+"""The cost of encrypted bundles and of a whole e-mail authentication.
+
+The floor is one raw HPKE seal of 32 bytes to a P-256 key with Turnkey's
+profile (``emulator.crypto.hpke.seal``: one ephemeral key, one ECDH, the key
+schedule, AES-256-GCM), the least any credential bundle costs. The rows:
+
+* ``credential bundle``: ``services.bundles.credential_bundle`` (a fresh seeded
+  secret, the seal, Base58Check);
+* ``create_read_write_session``: the facade activity that issues a credential
+  bundle (a key pair, its registration, the bundle, the activity record);
+* ``email auth round trip``: a parent organization's ``email_auth`` for a
+  sub-organization user, the e-mail read from the outbox, and the client
+  opening the bundle (one HPKE open) into the API key it will stamp with;
+* ``export_wallet round trip``: the export bundle (seal and enclave signature)
+  and the client checking the signature and opening it.
+
+All rows and the floor are called in turn, one call each, so the machine's load
+weighs on all alike.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from measuring import Result, median
+
+from emulator import Emulator
+from emulator.accounts import account_spec
+from emulator.crypto import hpke
+from emulator.services import bundles
+from emulator.testing.client_crypto import (
+    TargetKey,
+    decrypt_credential_bundle,
+    decrypt_export_bundle,
+)
+
+FLOOR = "HPKE seal"
+
+
+@dataclass(frozen=True)
+class Reps:
+    calls: int
+    warmup: int
+
+
+FULL = Reps(calls=1000, warmup=100)
+QUICK = Reps(calls=100, warmup=10)
+
+
+class Setting:
+    """A parent organization, a sub-organization with a user who has an e-mail, a wallet."""
+
+    def __init__(self) -> None:
+        self.emu = emu = Emulator(timestamp_window_s=None)
+        self.parent = emu.create_organization("Parent")
+        self.sub_id = emu.create_sub_organization(
+            sub_organization_name="Sub",
+            root_users=[
+                {
+                    "userName": "alice",
+                    "userEmail": "alice@example.com",
+                    "apiKeys": [],
+                    "authenticators": [],
+                    "oauthProviders": [],
+                }
+            ],
+            root_quorum_threshold=1,
+        )["subOrganizationId"]
+        self.wallet_id = emu.create_wallet(
+            wallet_name="w", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")]
+        )["walletId"]
+        self.target = TargetKey.generate()
+        self.target_raw = bytes.fromhex(self.target.public_key)
+        self.secret = os.urandom(32)
+
+    def seal(self) -> None:
+        hpke.seal(self.target_raw, self.secret)
+
+    def credential_bundle(self) -> None:
+        bundles.credential_bundle(
+            self.emu.world, self.target.public_key, bundles.new_p256_secret(self.emu.world)
+        )
+
+    def read_write_session(self) -> None:
+        self.emu.create_read_write_session(target_public_key=self.target.public_key)
+
+    def email_auth(self) -> None:
+        self.emu.email_auth(
+            organization_id=self.sub_id,
+            caller=self.parent,
+            email="alice@example.com",
+            target_public_key=self.target.public_key,
+            email_customization={"appName": "bench"},
+            invalidate_existing=True,
+        )
+        bundle = self.emu.outbox.last().fields["credentialBundle"]
+        decrypt_credential_bundle(bundle, self.target)
+
+    def export_wallet(self) -> None:
+        exported = self.emu.export_wallet(
+            wallet_id=self.wallet_id, target_public_key=self.target.public_key
+        )
+        decrypt_export_bundle(
+            exported["exportBundle"],
+            self.target,
+            organization_id=self.parent.organization_id,
+            signer_public_key=self.emu.enclave.signer_public_key,
+        )
+
+
+def _in_turn(calls: list[Callable[[], None]], reps: Reps) -> list[list[float]]:
+    samples: list[list[float]] = [[] for _ in calls]
+    clock = time.perf_counter
+    for i in range(reps.warmup + reps.calls):
+        for j, call in enumerate(calls):
+            start = clock()
+            call()
+            elapsed = clock() - start
+            if i >= reps.warmup:
+                samples[j].append(elapsed * 1e6)
+    return samples
+
+
+def run(quick: bool, progress: Callable[[str], None]) -> list[Result]:
+    reps = QUICK if quick else FULL
+    progress("bundles: HPKE seal (floor), credential bundles, e-mail auth, export")
+    setting = Setting()
+    rows = [
+        ("credential bundle (service)", setting.credential_bundle),
+        ("facade create_read_write_session", setting.read_write_session),
+        ("email auth round trip (parent → sub-org, outbox, client open)", setting.email_auth),
+        ("export_wallet round trip (facade, client verify + open)", setting.export_wallet),
+    ]
+    samples = _in_turn([setting.seal] + [call for _, call in rows], reps)
+    floor = median(samples[0])
+    results = [Result("raw HPKE seal, 32 bytes (floor)", samples[0], floor=floor, floor_name=FLOOR)]
+    for (label, _), timed in zip(rows, samples[1:], strict=True):
+        results.append(Result(label, timed, floor=floor, floor_name=FLOOR))
+    return results

@@ -1,0 +1,79 @@
+// Runs the official @turnkey/* packages on a batch of commands for tests/test_ts_interop.py.
+// Input (argv[2]): a JSON file with a list of {"op": ..., ...args}; output: a JSON list of
+// {"ok": result} or {"error": message}, one per command, in order.
+"use strict";
+const fs = require("fs");
+const tkCrypto = require("@turnkey/crypto");
+const { TurnkeyClient } = require("@turnkey/http");
+const { ApiKeyStamper } = require("@turnkey/api-key-stamper");
+const { uint8ArrayToHexString } = require("@turnkey/encoding");
+
+const ops = {
+  generateP256KeyPair: () => tkCrypto.generateP256KeyPair(),
+  decryptCredentialBundle: (a) => tkCrypto.decryptCredentialBundle(a.bundle, a.embeddedKey),
+  decryptExportBundle: (a) =>
+    tkCrypto.decryptExportBundle({
+      exportBundle: a.exportBundle,
+      embeddedKey: a.embeddedKey,
+      organizationId: a.organizationId,
+      dangerouslyOverrideSignerPublicKey: a.signerPublicKey,
+      keyFormat: a.keyFormat || "HEXADECIMAL",
+      returnMnemonic: !!a.returnMnemonic,
+    }),
+  encryptWalletToBundle: (a) =>
+    tkCrypto.encryptWalletToBundle({
+      mnemonic: a.mnemonic,
+      importBundle: a.importBundle,
+      userId: a.userId,
+      organizationId: a.organizationId,
+      dangerouslyOverrideSignerPublicKey: a.signerPublicKey,
+    }),
+  encryptPrivateKeyToBundle: (a) =>
+    tkCrypto.encryptPrivateKeyToBundle({
+      privateKey: a.privateKey,
+      keyFormat: a.keyFormat || "HEXADECIMAL",
+      importBundle: a.importBundle,
+      userId: a.userId,
+      organizationId: a.organizationId,
+      dangerouslyOverrideSignerPublicKey: a.signerPublicKey,
+    }),
+  encryptOtpCodeToBundle: (a) =>
+    tkCrypto.encryptOtpCodeToBundle(
+      a.otpCode,
+      a.otpEncryptionTargetBundle,
+      a.publicKey,
+      a.signerPublicKey,
+    ),
+  verifySessionJwtSignature: (a) => tkCrypto.verifySessionJwtSignature(a.jwt, a.notarizerPublicKey),
+  verifyOtpVerificationToken: (a) => tkCrypto.verifyOtpVerificationToken(a.jwt, a.signerPublicKey),
+  getPublicKey: (a) => uint8ArrayToHexString(tkCrypto.getPublicKey(a.privateKey, true)),
+  // An official TurnkeyClient with an API key stamper, calling the emulator's server.
+  call: async (a) => {
+    const stamper = new ApiKeyStamper({
+      apiPublicKey: a.apiPublicKey,
+      apiPrivateKey: a.apiPrivateKey,
+    });
+    const client = new TurnkeyClient({ baseUrl: a.baseUrl }, stamper);
+    return await client[a.method](a.body);
+  },
+};
+
+async function main() {
+  const commands = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+  const results = [];
+  for (const command of commands) {
+    try {
+      const op = ops[command.op];
+      if (!op) throw new Error(`unknown op ${command.op}`);
+      results.push({ ok: await op(command) });
+    } catch (err) {
+      results.push({ error: String((err && err.message) || err) });
+    }
+  }
+  process.stdout.write(JSON.stringify(results));
+}
+
+main().catch((err) => {
+  process.stderr.write(String(err && err.stack ? err.stack : err));
+  process.exit(1);
+});

@@ -1,0 +1,90 @@
+"""Running the official TypeScript packages (``tests/interop``) from the tests.
+
+``TypeScript.run([...])`` hands a batch of commands to ``tests/interop/turnkey.cjs``
+in one node process and answers their results; a command that threw answers
+``TypeScriptError``. The packages are installed on first use with ``npm ci``
+(pinned by ``package-lock.json``); without node or npm, or when the install
+fails (no registry), the tests that need them skip.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+INTEROP = Path(__file__).parent / "interop"
+INSTALL_TIMEOUT_S = 300
+RUN_TIMEOUT_S = 120
+
+
+class TypeScriptError(RuntimeError):
+    """A command the TypeScript package refused (its error message)."""
+
+
+class TypeScript:
+    def __init__(self, node: str) -> None:
+        self.node = node
+
+    def run(self, commands: list[dict[str, Any]]) -> list[Any]:
+        """Each command's result, or a ``TypeScriptError`` in its place."""
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+            json.dump(commands, handle)
+        try:
+            done = subprocess.run(
+                [self.node, str(INTEROP / "turnkey.cjs"), handle.name],
+                capture_output=True,
+                text=True,
+                timeout=RUN_TIMEOUT_S,
+                cwd=INTEROP,
+                check=False,
+            )
+        finally:
+            Path(handle.name).unlink()
+        if done.returncode != 0:
+            raise RuntimeError(f"node failed: {done.stderr}")
+        return [
+            TypeScriptError(r["error"]) if "error" in r else r["ok"]
+            for r in json.loads(done.stdout)
+        ]
+
+    def one(self, op: str, **args: Any) -> Any:
+        """One command's result; raise its ``TypeScriptError``."""
+        (result,) = self.run([{"op": op, **args}])
+        if isinstance(result, TypeScriptError):
+            raise result
+        return result
+
+
+def typescript_or_skip() -> TypeScript:
+    """The TypeScript runner, installing the packages once; skip when it cannot."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("node and npm are needed for the TypeScript interop tests")
+    with open(INTEROP / ".install.lock", "w") as lock:  # one install across xdist workers
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _install(npm)
+    return TypeScript(node)
+
+
+def _install(npm: str) -> None:
+    if not (INTEROP / "node_modules" / "@turnkey" / "crypto").is_dir():
+        try:
+            done = subprocess.run(
+                [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                cwd=INTEROP,
+                capture_output=True,
+                text=True,
+                timeout=INSTALL_TIMEOUT_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            pytest.skip("npm ci timed out (no registry?)")
+        if done.returncode != 0:
+            pytest.skip(f"npm ci failed (no registry?): {done.stderr.strip()[-300:]}")
