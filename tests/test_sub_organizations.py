@@ -10,7 +10,9 @@ import pytest
 from emulator import Emulator, OrganizationHandle, messages
 from emulator.accounts import account_spec
 from emulator.crypto.api_keys import ApiKeyPair
-from emulator.testing import VirtualAuthenticator
+from emulator.errors import TurnkeyApiError
+from emulator.testing import VirtualAuthenticator, client_crypto
+from emulator.testing.client_crypto import TargetKey
 from emulator.testing.oidc import OidcProvider
 
 from .helpers import (
@@ -454,16 +456,75 @@ def test_every_version(emu, turnkey_org, version):
     assert emu.whoami(organization_id=sub_id, caller=key)["userId"] == user_id
 
 
-def test_client_signature_and_verification_token_are_accepted(emu):
-    signature = {
+def _signup_token(emu, contact: str) -> tuple[str, TargetKey]:
+    """A verification token of the encrypted OTP flow for ``contact``, and its bound key."""
+    started = emu.init_otp(otp_type="OTP_TYPE_EMAIL", contact=contact, app_name="Acme")
+    code = emu.outbox.last().fields["otpCode"]
+    key = TargetKey.generate()
+    bundle = client_crypto.encrypt_otp_code(
+        started["otpEncryptionTargetBundle"],
+        code,
+        key.compressed_public_key,
+        tls_fetcher_public_key=emu.enclave.tls_fetcher_public_key,
+    )
+    made = emu.verify_otp(otp_id=started["otpId"], encrypted_otp_bundle=bundle)
+    return made["verificationToken"], key
+
+
+def test_a_verification_token_and_client_signature_verify_the_root_users_email(emu):
+    token, key = _signup_token(emu, "new@example.com")
+    signature = client_crypto.client_signature_for_signup(
+        token, key.api_key, {"email": "new@example.com"}
+    )
+    made = new_sub(
+        emu,
+        root_users=[root_user("root", new_key(), userEmail="new@example.com")],
+        verification_token=token,
+        client_signature=signature,
+    )
+    intent = made["activity"]["intent"]["createSubOrganizationIntentV7"]
+    assert (intent["verificationToken"], intent["clientSignature"]) == (token, signature)
+    sub = org_record(emu, made["subOrganizationId"])
+    (user,) = sub.users.values()
+    assert (user.email, user.email_verified) == ("new@example.com", True)
+    # A token is used once.
+    with pytest.raises(TurnkeyApiError) as again:
+        new_sub(
+            emu,
+            name="Again",
+            root_users=[root_user("root", new_key(), userEmail="new@example.com")],
+            verification_token=token,
+            client_signature=signature,
+        )
+    assert again.value.message == messages.VERIFICATION_TOKEN_USED
+
+
+def test_a_forged_verification_token_or_signature_is_refused_and_changes_nothing(emu):
+    forged = {
         "publicKey": "02" + "11" * 32,
         "scheme": "CLIENT_SIGNATURE_SCHEME_API_P256",
         "message": "{}",
         "signature": "22" * 64,
     }
-    made = new_sub(emu, verification_token="a.b.c", client_signature=signature)
-    intent = made["activity"]["intent"]["createSubOrganizationIntentV7"]
-    assert (intent["verificationToken"], intent["clientSignature"]) == ("a.b.c", signature)
+    before = state_digest(emu)
+    with pytest.raises(TurnkeyApiError) as bad_token:
+        new_sub(emu, verification_token="a.b.c", client_signature=forged)
+    assert (bad_token.value.status, bad_token.value.message) == (
+        400,
+        messages.INVALID_VERIFICATION_TOKEN,
+    )
+    token, _ = _signup_token(emu, "new@example.com")
+    middle = state_digest(emu)
+    with pytest.raises(TurnkeyApiError) as bad_signature:
+        new_sub(
+            emu,
+            root_users=[root_user("root", new_key(), userEmail="new@example.com")],
+            verification_token=token,
+            client_signature=forged,
+        )
+    assert bad_signature.value.status == 400
+    assert bad_signature.value.message.startswith("invalid client signature")
+    assert state_digest(emu) == middle != before
 
 
 def test_v8_on_the_wire(wire, turnkey_emulator, turnkey_org):

@@ -181,8 +181,7 @@ def check_signup(ctx: Context, params: Json, *, encrypted_only: bool) -> Token |
     (``userEmail`` / ``userPhoneNumber``), a bound token comes with a USAGE_TYPE_SIGNUP
     signature of its key, and it is used up. V8 (``encrypted_only``) refuses legacy
     tokens (otp-migration-guide.mdx). The caller marks the root user's contact verified
-    (``services/otp.mark_verified``) once the users exist. Not wired in yet: see the
-    report of issue 5 (an existing test expects these fields accepted unchecked)."""
+    (``services/otp.mark_verified``) once the users exist (``ops/sub_organizations``)."""
     text = params.get("verificationToken")
     if not text:
         return None

@@ -3,8 +3,9 @@
 ``emu.backdoor`` puts a wallet of a known mnemonic or a private key of a known
 value straight into an organization (for fixtures and published vectors), reads
 a secret back (to check a signature against an independent library), and marks
-a user's e-mail or phone number verified (``verify_contact``: no flow of the API
-does that yet, and ``list_verified_suborgs`` reads it).
+a user's e-mail or phone number verified (``verify_contact``: the shortcut past
+the OTP flows, ``otp_auth`` and ``otp_login``, that do it through the API;
+``list_verified_suborgs`` reads it).
 The real service can do none of this: no request reaches these methods, no
 activity records them, and nothing they return travels on the wire.
 """
