@@ -21,11 +21,10 @@ weighs on all alike.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from measuring import Result, median
+from measuring import Result, in_turn, median
 
 from emulator import Emulator
 from emulator.accounts import account_spec
@@ -111,19 +110,6 @@ class Setting:
         )
 
 
-def _in_turn(calls: list[Callable[[], None]], reps: Reps) -> list[list[float]]:
-    samples: list[list[float]] = [[] for _ in calls]
-    clock = time.perf_counter
-    for i in range(reps.warmup + reps.calls):
-        for j, call in enumerate(calls):
-            start = clock()
-            call()
-            elapsed = clock() - start
-            if i >= reps.warmup:
-                samples[j].append(elapsed * 1e6)
-    return samples
-
-
 def run(quick: bool, progress: Callable[[str], None]) -> list[Result]:
     reps = QUICK if quick else FULL
     progress("bundles: HPKE seal (floor), credential bundles, e-mail auth, export")
@@ -134,7 +120,7 @@ def run(quick: bool, progress: Callable[[str], None]) -> list[Result]:
         ("email auth round trip (parent → sub-org, outbox, client open)", setting.email_auth),
         ("export_wallet round trip (facade, client verify + open)", setting.export_wallet),
     ]
-    samples = _in_turn([setting.seal] + [call for _, call in rows], reps)
+    samples = in_turn([setting.seal] + [call for _, call in rows], reps.calls, reps.warmup)
     floor = median(samples[0])
     results = [Result("raw HPKE seal, 32 bytes (floor)", samples[0], floor=floor, floor_name=FLOOR)]
     for (label, _), timed in zip(rows, samples[1:], strict=True):

@@ -44,6 +44,21 @@ def measure(
     return samples
 
 
+def in_turn(calls: list[Callable[[], Any]], reps: int, warmup: int) -> list[list[float]]:
+    """Timings in µs of each of ``calls``, called one after the other ``warmup + reps``
+    times, so that the machine's load weighs on all of them alike."""
+    samples: list[list[float]] = [[] for _ in calls]
+    clock = time.perf_counter
+    for i in range(warmup + reps):
+        for j, call in enumerate(calls):
+            start = clock()
+            call()
+            elapsed = clock() - start
+            if i >= warmup:
+                samples[j].append(elapsed * 1e6)
+    return samples
+
+
 def calls_made(reps: int, warmup: int | None = None) -> int:
     """How many calls ``measure(fn, reps, warmup=warmup)`` makes, warm-up included."""
     return reps + (warmup_for(reps) if warmup is None else warmup)

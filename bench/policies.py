@@ -23,12 +23,11 @@ alike.
 from __future__ import annotations
 
 import hashlib
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from measuring import Goal, Result, median
+from measuring import Goal, Result, in_turn, median
 
 from emulator import Emulator
 from emulator.accounts import account_spec
@@ -117,19 +116,6 @@ class Setting:
         )
 
 
-def _in_turn(calls: list[Callable[[], None]], reps: Reps) -> list[list[float]]:
-    samples: list[list[float]] = [[] for _ in calls]
-    clock = time.perf_counter
-    for i in range(reps.warmup + reps.calls):
-        for j, call in enumerate(calls):
-            start = clock()
-            call()
-            elapsed = clock() - start
-            if i >= reps.warmup:
-                samples[j].append(elapsed * 1e6)
-    return samples
-
-
 def run(quick: bool, progress: Callable[[str], None]) -> list[Result]:
     reps = QUICK if quick else FULL
     progress("sign_raw_payload under 1, 10 and 100 policies, and by the root user (floor)")
@@ -138,7 +124,7 @@ def run(quick: bool, progress: Callable[[str], None]) -> list[Result]:
         (f"{n} policies, {shape}", Setting(n, shape)) for shape in SHAPES for n in SIZES[1:]
     ]
     calls = [lambda: root.sign(None)] + [(lambda s=setting: s.sign(s.key)) for _, setting in rows]
-    samples = _in_turn(calls, reps)
+    samples = in_turn(calls, reps.calls, reps.warmup)
     floor = median(samples[0])
     results = [
         Result(
