@@ -50,8 +50,8 @@ from emulator import Emulator
 from emulator.accounts import account_spec
 from emulator.crypto.api_keys import P256, generate_key_pair
 from emulator.crypto.stamps import sign_stamp
-from emulator.http.app import WsgiApp
 from emulator.http.control import Control
+from emulator.http.wsgi import WsgiApp
 from emulator.state.persistence import StateFile
 
 FIXTURE_GOAL = Goal(1000, "us")

@@ -406,10 +406,18 @@ class Emulator:
 
     @property
     def wsgi_app(self) -> Callable[..., Any]:
-        """A WSGI application serving this emulator's API."""
-        from .http.app import WsgiApp
+        """A WSGI application serving this emulator's API (for a WSGI server of your own)."""
+        from .http.wsgi import WsgiApp
 
         return WsgiApp(self._world)
+
+    @property
+    def asgi_app(self) -> Callable[..., Any]:
+        """The ASGI application ``serve`` runs, for an ASGI server of your own."""
+        from .http.asgi import AsgiApp
+        from .http.site import Site
+
+        return AsgiApp(Site(self._world))
 
     @contextmanager
     def intercept(self, *base_urls: str) -> Iterator[Emulator]:

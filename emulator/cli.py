@@ -9,21 +9,26 @@ the enclave's ``signerPublicKey``, ``notarizerPublicKey`` and
 In memory by default. ``--state PATH`` keeps everything in a SQLite file
 (``state/persistence.py``): each request that changes state is on disk before
 it is answered, and a restart comes back with the same organization, root key
-and everything else. Control endpoints (``/emulator/v1/...``) are served too.
+and everything else. Control endpoints (``/emulator/v1/...``) are served too,
+to this machine only (a token is required when binding beyond loopback), and
+``/emulator/v1/reset`` goes back to the bootstrapped organization.
+
+The server is HTTP/1.1 with keep-alive (``http/server.py``); its limits and
+timeouts are options. A start-up problem (port in use, unknown host, a state
+file that cannot be read) is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
-import threading
 from collections.abc import Sequence
 
 from .api import Emulator, OrganizationHandle
 from .http.control import Control
-from .http.server import base_url, make_api_server
+from .http.options import MIB, WireOptions
+from .http.server import StartupError, make_api_server
 from .state.persistence import StateFile
 
 
@@ -48,7 +53,77 @@ def _parser() -> argparse.ArgumentParser:
         default=600.0,
         help="seconds an activity's timestampMs may be off the clock (0 turns the check off)",
     )
+    wire = WireOptions()
+    limits = serve.add_argument_group("HTTP limits and access")
+    limits.add_argument(
+        "--cors-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="an origin browsers may call /public/ from (repeatable; default: any, as the "
+        "real API)",
+    )
+    limits.add_argument(
+        "--control-token",
+        metavar="TOKEN",
+        help="required as 'Authorization: Bearer TOKEN' on /emulator/v1/ (needed to bind "
+        "beyond loopback); printed in the first line",
+    )
+    limits.add_argument(
+        "--max-body-mib",
+        type=float,
+        default=wire.max_body_bytes / MIB,
+        help="largest request body, MiB (413 beyond)",
+    )
+    limits.add_argument(
+        "--max-header-kib",
+        type=float,
+        default=wire.max_header_bytes / 1024,
+        help="largest request head, KiB (431 beyond)",
+    )
+    limits.add_argument(
+        "--read-timeout",
+        type=float,
+        default=wire.read_timeout_s,
+        help="seconds a started request may wait for its next bytes (408 beyond)",
+    )
+    limits.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=wire.idle_timeout_s,
+        help="seconds a keep-alive connection may stay idle",
+    )
+    limits.add_argument(
+        "--max-connections",
+        type=int,
+        default=wire.max_connections,
+        help="open connections at once (503 beyond)",
+    )
+    limits.add_argument(
+        "--backlog", type=int, default=wire.backlog, help="listen backlog (connections queued)"
+    )
+    limits.add_argument(
+        "--graceful-timeout",
+        type=float,
+        default=wire.graceful_timeout_s,
+        help="seconds a stop waits for requests in flight",
+    )
     return parser
+
+
+def wire_options(args: argparse.Namespace) -> WireOptions:
+    """The server's limits and access rules from the command line (``ValueError`` if bad)."""
+    return WireOptions(
+        max_body_bytes=int(args.max_body_mib * MIB),
+        max_header_bytes=int(args.max_header_kib * 1024),
+        read_timeout_s=args.read_timeout,
+        idle_timeout_s=args.idle_timeout,
+        max_connections=args.max_connections,
+        backlog=args.backlog,
+        graceful_timeout_s=args.graceful_timeout,
+        cors_origins=tuple(args.cors_origin or ("*",)),
+        control_token=args.control_token,
+        bound_host=args.host,
+    )
 
 
 def _start(
@@ -72,20 +147,22 @@ def _start(
 
 
 def serve(args: argparse.Namespace) -> int:
-    state = StateFile(args.state) if args.state else None
     try:
+        options = wire_options(args)
+        state = StateFile(args.state) if args.state else None
         emulator, org = _start(args, state)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        on_change = (lambda: state.write(emulator.to_document())) if state is not None else None
+        control = Control(emulator, baseline=emulator.snapshot())
+        server = make_api_server(
+            emulator.world, args.host, args.port, control, options=options, on_change=on_change
+        )
+    except (ValueError, OSError, StartupError) as exc:
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    on_change = (lambda: state.write(emulator.to_document())) if state is not None else None
-    server = make_api_server(
-        emulator.world, args.host, args.port, Control(emulator), on_change=on_change
-    )
     print(
         json.dumps(
             {
-                "baseUrl": base_url(server),
+                "baseUrl": server.base_url,
                 "organizationId": org.organization_id,
                 "organizationName": org.organization_name,
                 "userId": org.user_id,
@@ -95,21 +172,20 @@ def serve(args: argparse.Namespace) -> int:
                 "signerPublicKey": emulator.enclave.signer_public_key,
                 "notarizerPublicKey": emulator.enclave.notarizer_public_key,
                 "tlsFetcherPublicKey": emulator.enclave.tls_fetcher_public_key,
+                "controlToken": options.control_token,
             }
         ),
         flush=True,
     )
-
-    def stop(signum: int, frame: object) -> None:
-        threading.Thread(target=server.shutdown, daemon=True).start()
-
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
-    try:
-        server.serve_forever(poll_interval=0.1)
-    finally:
-        server.server_close()
+    server.serve_forever()  # SIGINT and SIGTERM stop it gracefully
     return 0
+
+
+def _one_line(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        where = f" {error.filename}" if error.filename else ""
+        return f"{error.strerror}:{where}".rstrip(":")
+    return " ".join(str(error).split()) or type(error).__name__
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,6 +27,10 @@ def control(url: str, name: str, body: dict | None = None) -> tuple[int, dict]:
     return answer.status_code, answer.json()
 
 
+def error(status: int, code: int, message: str) -> tuple[int, dict]:
+    return status, {"code": code, "message": message, "details": [], "turnkeyErrorCode": ""}
+
+
 def whoami(emu: Emulator, url: str) -> requests.Response:
     org_id = emu._first_org_id
     raw = json.dumps({"organizationId": org_id}).encode()
@@ -51,17 +55,25 @@ def test_snapshot_and_restore_over_http(served):
     assert control(url, "restore", {"snapshotId": "snapshot-1"}) == (200, {})
     assert emu.get_wallets()["wallets"] == []
     assert whoami(emu, url).status_code == 200
-    assert control(url, "restore", {"snapshotId": "nope"}) == (
-        404,
-        {"message": "no snapshot 'nope'"},
-    )
+    assert control(url, "restore", {"snapshotId": "nope"}) == error(404, 5, "no snapshot 'nope'")
 
 
-def test_reset_empties_the_emulator(served):
+def test_reset_without_a_baseline_empties_the_emulator(served):
     emu, url = served
-    assert control(url, "reset") == (200, {})
+    assert control(url, "reset") == (200, {"organizationId": None})
     assert emu.world.store.organizations == {}
     assert control(url, "health")[1]["organizationId"] is None
+
+
+def test_reset_goes_back_to_the_baseline_and_its_credentials_keep_working():
+    emu = Emulator(seed=9)
+    org = emu.create_organization("Acme")
+    with serving(emu.world, control=Control(emu, baseline=emu.snapshot())) as url:
+        emu.create_wallet(wallet_name="later", accounts=[])
+        assert control(url, "reset") == (200, {"organizationId": org.organization_id})
+        assert emu.get_wallets()["wallets"] == []
+        answer = whoami(emu, url)
+        assert answer.status_code == 200 and answer.json()["userId"] == org.user_id
 
 
 def test_clock_freezes_and_advances(served):
@@ -75,11 +87,11 @@ def test_clock_freezes_and_advances(served):
 
 def test_unknown_endpoint_and_bad_bodies(served):
     _, url = served
-    assert control(url, "nope") == (404, {"message": "no control endpoint /emulator/v1/nope"})
-    answer = requests.post(f"{url}/emulator/v1/clock", data=b"[1]", timeout=10)
-    assert answer.status_code == 400
-    assert answer.json() == {"message": "the body must be a JSON object"}
-    answer = requests.post(f"{url}/emulator/v1/clock", data=b"{", timeout=10)
+    assert control(url, "nope") == error(404, 5, "no control endpoint /emulator/v1/nope")
+    json_type = {"Content-Type": "application/json"}
+    answer = requests.post(f"{url}/emulator/v1/clock", data=b"[1]", headers=json_type, timeout=10)
+    assert (answer.status_code, answer.json()) == error(400, 3, "the body must be a JSON object")
+    answer = requests.post(f"{url}/emulator/v1/clock", data=b"{", headers=json_type, timeout=10)
     assert answer.status_code == 400 and answer.json()["message"].startswith("bad control request")
 
 

@@ -14,9 +14,9 @@ import pytest
 import requests
 
 from emulator import Emulator
-from emulator.http.app import WsgiApp
 from emulator.http.control import Control
 from emulator.http.server import serving
+from emulator.http.wsgi import WsgiApp
 from emulator.testing.outbox import EMAIL, SMS, Message, Outbox
 from emulator.transaction import Transaction
 from emulator.world import World
@@ -207,6 +207,7 @@ def wsgi(emu: Emulator, method: str, path: str, body: dict | None = None) -> tup
         "REQUEST_METHOD": method,
         "PATH_INFO": path,
         "CONTENT_LENGTH": str(len(raw)),
+        "CONTENT_TYPE": "application/json",
         "wsgi.input": io.BytesIO(raw),
     }
     seen: list[str] = []

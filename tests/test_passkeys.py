@@ -32,7 +32,8 @@ from emulator.crypto.webauthn import (
     read_attestation,
     verify_assertion,
 )
-from emulator.http.app import WsgiApp, handle
+from emulator.http.app import handle
+from emulator.http.wsgi import WsgiApp
 from emulator.testing.authenticator import VirtualAuthenticator
 
 from .helpers import (

@@ -1,7 +1,8 @@
 """HTTP requests to responses: routing, JSON, the stamp headers, error bodies.
 
-``handle`` is the one entry point of the wire: the WSGI app, the server and
-the ``requests`` interception all call it.
+``handle`` is the one entry point of the API on the wire: the site's routes
+(``site.py``, under the server and the WSGI app) and the ``requests``
+interception call it.
 """
 
 from __future__ import annotations
@@ -10,9 +11,8 @@ import json
 import sys
 import traceback
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from http import HTTPStatus
-from typing import Any
 
 from .. import jsontext, messages
 from ..crypto.stamps import ApiKeyStamp, MalformedStamp, parse_stamp_header
@@ -32,12 +32,7 @@ from ..errors import (
     Unauthenticated,
 )
 from ..ops import find_by_path
-from ..ops.registry import SUBMIT_PREFIX
 from ..world import World
-from .control import PREFIX as CONTROL_PREFIX
-from .control import Control
-
-JSON_HEADERS = (("Content-Type", "application/json"),)
 
 
 def handle(
@@ -95,39 +90,3 @@ def status_line(status: int) -> str:
         return f"{status} {HTTPStatus(status).phrase}"
     except ValueError:
         return str(status)
-
-
-class WsgiApp:
-    """A WSGI application over one emulated world."""
-
-    def __init__(
-        self,
-        world: World,
-        control: Control | None = None,
-        on_change: Callable[[], None] | None = None,
-    ) -> None:
-        self.world = world
-        self.control = control
-        self.on_change = on_change
-
-    def __call__(
-        self, environ: Mapping[str, Any], start_response: Callable[..., Any]
-    ) -> Iterable[bytes]:
-        length = int(environ.get("CONTENT_LENGTH") or 0)
-        body = environ["wsgi.input"].read(length) if length > 0 else b""
-        headers = {
-            key[5:].replace("_", "-").lower(): value
-            for key, value in environ.items()
-            if key.startswith("HTTP_")
-        }
-        method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "/")
-        if self.control is not None and path.startswith(CONTROL_PREFIX):
-            status, payload = self.control.handle(method, path, body)
-            changed = status == 200 and self.control.changes_state(path)
-        else:
-            status, payload = handle(self.world, method, path, headers, body)
-            changed = status == 200 and path.startswith(SUBMIT_PREFIX)
-        if changed and self.on_change is not None:
-            self.on_change()
-        start_response(status_line(status), [*JSON_HEADERS, ("Content-Length", str(len(payload)))])
-        return [payload]

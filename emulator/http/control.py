@@ -1,11 +1,15 @@
 """Control endpoints outside ``/public/``, for test clients in any language.
 
-Paths under ``/emulator/v1/``; every one takes and answers JSON (POST, or GET
-where nothing is sent). They are not part of Turnkey's API, take no stamp, and
-the server listens on 127.0.0.1 by default: they are for a test machine.
+Paths under ``/emulator/v1/``; every one takes and answers JSON: POST with
+``Content-Type: application/json``, or GET for the read endpoints (``health``,
+``calls``, ``outbox``). They are not part of Turnkey's API and take no stamp;
+``site.py`` lets only this machine drive them (see there). Errors have the API's
+shape ``{code, message, details, turnkeyErrorCode}``.
 
-* ``health``: ``{ok, organizationId}`` (GET or POST).
-* ``reset``: back to a new emulator's state.
+* ``health``: ``{ok, organizationId}``.
+* ``reset``: back to the baseline (for ``serve``: the organization it bootstrapped, so
+  the credentials it printed keep working), or a new emulator's state when there is
+  none; answers ``{organizationId}``.
 * ``snapshot`` → ``{snapshotId}``; ``restore`` ``{snapshotId}``.
 * ``clock`` ``{freezeAtMs?, freeze?, unfreeze?, advanceSeconds?}`` → ``{nowMs, frozen}``.
 * ``calls`` ``{operation?, status?, userId?, organizationId?}`` → ``{calls: [...]}`` (each
@@ -27,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import jsontext
 from ..codec import camel
+from ..errors import INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED
 
 if TYPE_CHECKING:
     from ..api import Emulator
@@ -35,39 +40,65 @@ PREFIX = "/emulator/v1/"
 Json = dict[str, Any]
 
 
+READABLE = frozenset({"health", "calls", "outbox"})
+_CODES = {400: INVALID_ARGUMENT, 404: NOT_FOUND, 405: UNIMPLEMENTED, 501: UNIMPLEMENTED}
+
+
 class ControlError(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
 
+    def body(self) -> Json:
+        return {
+            "code": _CODES.get(self.status, INVALID_ARGUMENT),
+            "message": self.message,
+            "details": [],
+            "turnkeyErrorCode": "",
+        }
+
 
 class Control:
-    """The control endpoints of one emulator."""
+    """The control endpoints of one emulator. ``baseline``, a snapshot, is what ``reset``
+    goes back to (``None``: a new emulator's state)."""
 
-    def __init__(self, emulator: Emulator) -> None:
+    def __init__(self, emulator: Emulator, baseline: Any = None) -> None:
         self.emulator = emulator
+        self.baseline = baseline
         self._snapshots: dict[str, Any] = {}
+
+    @staticmethod
+    def _name(path: str) -> str:
+        return path[len(PREFIX) :].strip("/")
+
+    def knows(self, path: str) -> bool:
+        return self._name(path) in self._ACTIONS
+
+    def readable(self, path: str) -> bool:
+        """Whether ``path`` only reads (and so answers GET)."""
+        return self._name(path) in READABLE
 
     @staticmethod
     def changes_state(path: str) -> bool:
         """Whether a successful call of this endpoint may have changed saved state."""
-        return path[len(PREFIX) :].strip("/") in {"reset", "restore", "clock"}
+        return Control._name(path) in {"reset", "restore", "clock"}
 
     def handle(self, method: str, path: str, body: bytes) -> tuple[int, bytes]:
-        name = path[len(PREFIX) :].strip("/")
+        name = self._name(path)
         action = self._ACTIONS.get(name)
         try:
             if action is None:
                 raise ControlError(404, f"no control endpoint {path}")
             if method not in ("GET", "POST"):
-                raise ControlError(405, "use POST (or GET)")
+                raise ControlError(501, "use POST (or GET)")
             params = self._params(body)
             answer = action(self, params)
         except ControlError as error:
-            return error.status, json.dumps({"message": error.message}).encode()
+            return error.status, json.dumps(error.body()).encode()
         except (TypeError, ValueError, KeyError) as error:
-            return 400, json.dumps({"message": f"bad control request: {error}"}).encode()
+            bad = ControlError(400, f"bad control request: {error}")
+            return 400, json.dumps(bad.body()).encode()
         return 200, json.dumps(answer, default=_jsonable).encode()
 
     @staticmethod
@@ -86,9 +117,12 @@ class Control:
         return {"ok": True, "organizationId": org_id}
 
     def _reset(self, params: Json) -> Json:
-        self.emulator.reset()
+        if self.baseline is not None:
+            self.emulator.restore(self.baseline)
+        else:
+            self.emulator.reset()
         self._snapshots.clear()
-        return {}
+        return {"organizationId": self.emulator._first_org_id}
 
     def _snapshot(self, params: Json) -> Json:
         snapshot_id = f"snapshot-{len(self._snapshots) + 1}"

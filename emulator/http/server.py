@@ -1,31 +1,163 @@
-"""A threaded HTTP server for the WSGI app: TCP_NODELAY, quiet, clean shutdown."""
+"""The API over HTTP/1.1: uvicorn (httptools, uvloop where installed) in this process.
+
+Chosen by measurement (``bench/wire_servers.py``, the README's "The server"): of
+the servers that can host one in-memory world in one process, uvicorn with
+httptools answered fastest after granian, whose WSGI mode runs only in a worker
+process of its own and reads bodies whole. One event loop carries every
+connection (keep-alive, HTTP/1.0 clients too) and runs the engine, which admits one
+request at a time under the world lock anyway. The socket is bound here, before
+serving, so that a port in use or an unknown host is one clear error, and port 0
+says which port it picked. A stop (SIGINT, SIGTERM or ``shutdown()``) stops
+accepting, lets requests in flight finish (up to ``graceful_timeout_s``), closes
+idle connections and returns.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import signal
 import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from socketserver import ThreadingMixIn
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from typing import Any
 
 from ..world import World
-from .app import WsgiApp
+from .asgi import AsgiApp
 from .control import Control
+from .options import WireOptions
+from .protocol import protocol_class
+from .site import Site
 
 
-class _Handler(WSGIRequestHandler):
-    def setup(self) -> None:
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
+class StartupError(Exception):
+    """The server cannot start: one line that says why."""
 
 
-class ThreadingWsgiServer(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-    allow_reuse_address = True
+def bind(host: str, port: int, backlog: int) -> socket.socket:
+    """A listening socket on ``host:port``, or a ``StartupError`` saying why not."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror:
+        raise StartupError(
+            f"unknown host {host!r}: give a name or address of this machine"
+        ) from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(backlog)
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE:
+            raise StartupError(
+                f"port {port} on {host} is in use: stop what holds it, or pass --port 0"
+            ) from None
+        if error.errno == errno.EADDRNOTAVAIL:
+            raise StartupError(f"{host} is not an address of this machine") from None
+        if error.errno == errno.EACCES:
+            raise StartupError(f"no permission to listen on {host}:{port}") from None
+        raise StartupError(f"cannot listen on {host}:{port}: {error.strerror}") from None
+    sock.setblocking(False)
+    return sock
+
+
+class ApiServer:
+    """The API (and, with ``control``, the control plane) served on one bound socket."""
+
+    def __init__(
+        self,
+        world: World,
+        host: str = "127.0.0.1",
+        port: int = 8787,
+        control: Control | None = None,
+        *,
+        options: WireOptions | None = None,
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
+        import uvicorn
+
+        base = options or WireOptions(bound_host=host)
+        self.options = WireOptions(**{**base.__dict__, "bound_host": host})
+        self.site = Site(world, control, self.options, on_change)
+        self.app = AsgiApp(self.site)
+        self.socket = bind(host, port, self.options.backlog)
+        config = uvicorn.Config(
+            self.app,
+            http=protocol_class(self.options),
+            loop=_loop_name(),
+            lifespan="off",
+            log_config=None,
+            log_level="critical",
+            access_log=False,
+            server_header=False,
+            timeout_keep_alive=self.options.idle_timeout_s,  # type: ignore[arg-type]
+            timeout_graceful_shutdown=self.options.graceful_timeout_s,  # type: ignore[arg-type]
+            backlog=self.options.backlog,
+        )
+        self._server = _GracefulServer(config)
+
+    @property
+    def server_address(self) -> tuple[str, int]:
+        host, port = self.socket.getsockname()[:2]
+        return host, port
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.server_address
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+    def serve_forever(self) -> None:
+        """Serve until a signal (in the main thread) or ``shutdown()``; then stop gracefully."""
+        try:
+            self._server.run(sockets=[self.socket])
+        finally:
+            self.socket.close()
+
+    def shutdown(self) -> None:
+        """Ask the server to stop (from any thread); ``serve_forever`` returns once it has."""
+        self._server.should_exit = True
+
+    @property
+    def started(self) -> bool:
+        return self._server.started
+
+
+def _graceful_server_class() -> type:
+    import uvicorn
+
+    class GracefulServer(uvicorn.Server):
+        """uvicorn's server, whose stop on SIGINT/SIGTERM is the end of ``serve_forever``
+        (uvicorn raises the signal again once stopped, which would end the process)."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            signals = (signal.SIGINT, signal.SIGTERM)
+            before = {sig: signal.signal(sig, self.handle_exit) for sig in signals}
+            try:
+                yield
+            finally:
+                for sig, handler in before.items():
+                    signal.signal(sig, handler)
+
+    return GracefulServer
+
+
+def _GracefulServer(config: Any) -> Any:
+    return _graceful_server_class()(config)
+
+
+def _loop_name() -> str:
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return "asyncio"
+    return "uvloop"
 
 
 def make_api_server(
@@ -34,39 +166,32 @@ def make_api_server(
     port: int = 8787,
     control: Control | None = None,
     *,
+    options: WireOptions | None = None,
     on_change: Callable[[], None] | None = None,
-) -> ThreadingWsgiServer:
-    """A server (not yet serving) bound to ``host:port``; port 0 picks a free one.
-
-    With ``control``, the control endpoints (``/emulator/v1/...``) are served too;
-    ``on_change`` runs after each request that may have changed state, before
-    the answer is sent (``serve --state`` saves there).
-    """
-    app = WsgiApp(world, control, on_change)
-    server = make_server(host, port, app, server_class=ThreadingWsgiServer, handler_class=_Handler)
-    return server  # type: ignore[return-value]
+) -> ApiServer:
+    """A server (bound, not yet serving) on ``host:port``; port 0 picks a free one."""
+    return ApiServer(world, host, port, control, options=options, on_change=on_change)
 
 
-def base_url(server: ThreadingWsgiServer) -> str:
-    host, port = server.server_address[:2]
-    if ":" in str(host):
-        host = f"[{host}]"
-    return f"http://{host}:{port}"
+def base_url(server: ApiServer) -> str:
+    return server.base_url
 
 
 @contextmanager
 def serving(
-    world: World, host: str = "127.0.0.1", port: int = 0, control: Control | None = None
+    world: World,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    control: Control | None = None,
+    *,
+    options: WireOptions | None = None,
 ) -> Iterator[str]:
     """Serve ``world`` from a background thread for the block; yields the base URL."""
-    server = make_api_server(world, host, port, control)
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
+    server = make_api_server(world, host, port, control, options=options)
+    thread = threading.Thread(target=server.serve_forever, name="emulator-server", daemon=True)
     thread.start()
     try:
-        yield base_url(server)
+        yield server.base_url
     finally:
         server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+        thread.join(timeout=15)

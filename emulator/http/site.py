@@ -1,0 +1,186 @@
+"""One HTTP request to its answer, whatever server carries it: routing, CORS, the control guard.
+
+* ``/public/...``: the API (``app.handle``). Every answer carries the CORS headers a
+  browser needs when the request came from an allowed origin, errors included, and an
+  ``OPTIONS`` preflight is answered with the methods and headers the official SDKs use.
+* ``/emulator/v1/...``: the control plane (``control.py``), only for the machine the
+  server runs on: the ``Host`` must be the bound address or localhost, a foreign
+  ``Origin`` is refused, a POST must be ``application/json`` (a cross-site form or
+  ``text/plain`` POST cannot reach it), only the read endpoints answer ``GET``, and,
+  with a control token, ``Authorization: Bearer <token>`` is required.
+
+Every refusal is the API's error shape ``{code, message, details, turnkeyErrorCode}``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Callable, Mapping
+from urllib.parse import urlsplit
+
+from ..errors import (
+    INVALID_ARGUMENT,
+    NOT_FOUND,
+    PERMISSION_DENIED,
+    UNAUTHENTICATED,
+    UNIMPLEMENTED,
+)
+from ..ops.registry import SUBMIT_PREFIX
+from ..world import World
+from .app import handle
+from .control import PREFIX as CONTROL_PREFIX
+from .control import Control
+from .options import CORS_ALLOWED_HEADERS, LOOPBACK_NAMES, WireOptions
+
+PUBLIC_PREFIX = "/public/"
+Headers = list[tuple[str, str]]
+Answer = tuple[int, Headers, bytes]
+JSON_TYPE = ("Content-Type", "application/json")
+PREFLIGHT_MAX_AGE_S = "600"
+
+
+def error_answer(
+    status: int, code: int, message: str, turnkey_error_code: str = "", headers: Headers = ()
+) -> Answer:
+    """An answer of the HTTP layer itself, in the API's error shape."""
+    details = (
+        [
+            {
+                "@type": "type.googleapis.com/errors.v1.TurnkeyErrorDetail",
+                "turnkeyErrorCode": turnkey_error_code,
+            }
+        ]
+        if turnkey_error_code
+        else []
+    )
+    body = {
+        "code": code,
+        "message": message,
+        "details": details,
+        "turnkeyErrorCode": turnkey_error_code,
+    }
+    return status, [JSON_TYPE, *headers], json.dumps(body).encode()
+
+
+def host_name(authority: str) -> str:
+    """The host of a ``Host`` header or an origin's authority, without the port."""
+    authority = authority.strip().lower()
+    if authority.startswith("["):
+        return authority[1 : authority.find("]")] if "]" in authority else authority
+    return authority.rsplit(":", 1)[0] if authority.count(":") == 1 else authority
+
+
+class Site:
+    """The routes of one server over one world."""
+
+    def __init__(
+        self,
+        world: World,
+        control: Control | None = None,
+        options: WireOptions | None = None,
+        on_change: Callable[[], None] | None = None,
+    ) -> None:
+        self.world = world
+        self.control = control
+        self.options = options or WireOptions()
+        self.on_change = on_change
+        bound = host_name(self.options.bound_host) if self.options.bound_host else ""
+        self._own_hosts = LOOPBACK_NAMES | {bound, bound.strip("[]")}
+
+    def respond(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Answer:
+        """The answer to one request; ``headers`` keys are lower case."""
+        if path.startswith(CONTROL_PREFIX) and self.control is not None:
+            return self._control(method, path, headers, body)
+        cors = self.cors_headers(path, headers)
+        if method == "OPTIONS" and path.startswith(PUBLIC_PREFIX):
+            return self._preflight(headers, cors)
+        status, payload = handle(self.world, method, path, headers, body)
+        if status == 200 and self.on_change is not None and path.startswith(SUBMIT_PREFIX):
+            self.on_change()
+        return status, [JSON_TYPE, *cors], payload
+
+    # ----- browsers --------------------------------------------------------------------
+
+    def cors_headers(self, path: str, headers: Mapping[str, str]) -> Headers:
+        """The CORS headers of an answer on ``/public/`` to an allowed origin."""
+        origin = headers.get("origin")
+        if not origin or not path.startswith(PUBLIC_PREFIX):
+            return []
+        if not self.options.allows_origin(origin):
+            return [("Vary", "Origin")]
+        allowed = "*" if "*" in self.options.cors_origins else origin
+        return [("Access-Control-Allow-Origin", allowed), ("Vary", "Origin")]
+
+    def _preflight(self, headers: Mapping[str, str], cors: Headers) -> Answer:
+        origin = headers.get("origin")
+        if origin is not None and not self.options.allows_origin(origin):
+            return error_answer(
+                403, PERMISSION_DENIED, f"origin {origin} is not allowed", headers=cors
+            )
+        allow = [
+            ("Access-Control-Allow-Methods", "POST, OPTIONS"),
+            ("Access-Control-Allow-Headers", ", ".join(CORS_ALLOWED_HEADERS)),
+            ("Access-Control-Max-Age", PREFLIGHT_MAX_AGE_S),
+        ]
+        return 204, [*cors, *allow], b""
+
+    # ----- the control plane ---------------------------------------------------------------
+
+    def _control(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Answer:
+        assert self.control is not None
+        refusal = self._control_refusal(method, path, headers)
+        if refusal is not None:
+            return refusal
+        status, payload = self.control.handle(method, path, body)
+        if status == 200 and self.on_change is not None and self.control.changes_state(path):
+            self.on_change()
+        return status, [JSON_TYPE], payload
+
+    def _is_own_host(self, authority: str) -> bool:
+        return self.options.binds_wildcard or host_name(authority) in self._own_hosts
+
+    def _control_refusal(self, method: str, path: str, headers: Mapping[str, str]) -> Answer | None:
+        assert self.control is not None
+        host = headers.get("host")
+        if host is not None and not self._is_own_host(host):
+            return error_answer(
+                403,
+                PERMISSION_DENIED,
+                f"control requests must be addressed to this server, not to {host}",
+            )
+        origin = headers.get("origin")
+        if origin is not None and not self._is_own_host(urlsplit(origin).netloc or origin):
+            return error_answer(
+                403, PERMISSION_DENIED, f"control requests from {origin} are refused"
+            )
+        token = self.options.control_token
+        if token is not None:
+            given = headers.get("authorization", "")
+            scheme, _, value = given.partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(
+                value.strip().encode(), token.encode()
+            ):
+                return error_answer(
+                    401,
+                    UNAUTHENTICATED,
+                    "control requests need 'Authorization: Bearer <control token>'",
+                )
+        if not self.control.knows(path):
+            return error_answer(404, NOT_FOUND, f"no control endpoint {path}")
+        if method == "GET":
+            if not self.control.readable(path):
+                return error_answer(
+                    501, UNIMPLEMENTED, f"{path} changes state: POST it with a JSON body"
+                )
+            return None
+        if method != "POST":
+            return error_answer(501, UNIMPLEMENTED, "control endpoints answer POST (or GET)")
+        media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+        if media != "application/json":
+            return error_answer(
+                415 if media else 400,
+                INVALID_ARGUMENT,
+                "control requests must be sent as Content-Type: application/json",
+            )
+        return None
