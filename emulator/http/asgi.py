@@ -105,20 +105,18 @@ class AsgiApp:
         if message["type"] == "http.disconnect":
             return False
         body = message.get("body", b"")
-        if not message.get("more_body", False):
+        if not message.get("more_body", False):  # the usual case: all of it at once
             return body if len(body) <= self.limit else None
         parts = [body]
         size = len(body)
-        while message.get("more_body", False):
+        while size <= self.limit and message.get("more_body", False):
             message = await receive()
             if message["type"] == "http.disconnect":
                 return False
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.limit:
-                return None
             parts.append(chunk)
-        return b"".join(parts)
+        return b"".join(parts) if size <= self.limit else None
 
 
 async def _lifespan(receive: Receive, send: Send) -> None:
