@@ -127,15 +127,18 @@ def target_organization(world: World, organization_id: object) -> Organization:
 
 def _submit(world: World, org: Organization, caller: Caller, request: Request) -> Json:
     op, body = request.operation, request.body
+    # The path decides the operation: a body of another type is refused here, a resent
+    # one included (its fingerprint names an activity of another operation).
+    version = op.version(body.get("type"))
+    if version is None:
+        errors = Violations()
+        mismatch = f" ({body['type']} is not an activity of {op.path})" if body.get("type") else ""
+        errors.add("type", f"must be one of {', '.join(op.activity_types)}{mismatch}")
+        raise ValidationFailed(errors)
     request_fingerprint = fingerprint(request.raw)
     existing = world.store.activities_by_fingerprint.get(request_fingerprint)
     if existing is not None and existing.organization_id == org.organization_id:
         return _resubmitted(world, org, caller, existing, request.raw)
-    version = op.version(body.get("type"))
-    if version is None:
-        errors = Violations()
-        errors.add("type", f"must be one of {', '.join(op.activity_types)}")
-        raise ValidationFailed(errors)
     timestamp_ms = check_timestamp(world, body.get("timestampMs"))
     params = _checked(version.params, body.get("parameters"), "parameters")
     canonical = version.upgrade(params) if version.upgrade else params

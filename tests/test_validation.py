@@ -150,3 +150,29 @@ def test_list_filters_validate_enum_values(wire, turnkey_org):
     }
     status, answer = wire.post("/public/v1/query/list_activities", body, turnkey_org.api_key)
     assert status == 400 and "filterByStatus.0" in violations(answer)
+
+
+def test_a_body_resent_to_another_path_is_judged_by_the_path(wire, turnkey_org):
+    body = activity_body(
+        "ACTIVITY_TYPE_CREATE_USERS_V3", turnkey_org.organization_id, {"users": [user_params()]}
+    )
+    status, created = wire.post("/public/v1/submit/create_users", body, turnkey_org.api_key)
+    assert status == 200 and created["activity"]["type"] == "ACTIVITY_TYPE_CREATE_USERS_V3"
+    status, answer = wire.post("/public/v1/submit/delete_users", body, turnkey_org.api_key)
+    assert status == 400
+    description = violations(answer)["type"]
+    assert "ACTIVITY_TYPE_DELETE_USERS" in description
+    assert (
+        "(ACTIVITY_TYPE_CREATE_USERS_V3 is not an activity of /public/v1/submit/delete_users)"
+        in description
+    )
+    # the same body on its own path is still the same activity
+    status, again = wire.post("/public/v1/submit/create_users", body, turnkey_org.api_key)
+    assert status == 200 and again["activity"]["id"] == created["activity"]["id"]
+
+
+def test_a_first_submission_of_another_type_names_the_path(wire, turnkey_org):
+    body = activity_body("ACTIVITY_TYPE_DELETE_USERS", turnkey_org.organization_id, {"userIds": []})
+    status, answer = wire.post("/public/v1/submit/create_users", body, turnkey_org.api_key)
+    assert status == 400
+    assert "is not an activity of /public/v1/submit/create_users" in violations(answer)["type"]
