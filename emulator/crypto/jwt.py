@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import (
     encode_dss_signature,
 )
 
+from .. import jsontext
 from .encoding import b64url_decode, b64url_encode
 
 Json = dict[str, Any]
@@ -64,8 +65,8 @@ def decode(token: str) -> tuple[Json, Json, bytes, bytes]:
     if len(parts) != 3:
         raise JwtError("a JWT has three dot-separated parts")
     try:
-        header = json.loads(b64url_decode(parts[0]))
-        claims = json.loads(b64url_decode(parts[1]))
+        header = jsontext.loads(b64url_decode(parts[0]))
+        claims = jsontext.loads(b64url_decode(parts[1]))
         signature = b64url_decode(parts[2])
     except ValueError as exc:
         raise JwtError(f"unreadable JWT: {exc}") from exc

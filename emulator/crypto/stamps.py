@@ -16,6 +16,7 @@ import base64
 import json
 from dataclasses import dataclass
 
+from .. import jsontext
 from .api_keys import (
     ED25519,
     P256,
@@ -70,7 +71,7 @@ def parse_stamp_header(value: str) -> ApiKeyStamp:
     """Decode an ``X-Stamp`` header value; raise ``MalformedStamp`` if it is not one."""
     try:
         padded = value.strip() + "=" * (-len(value.strip()) % 4)
-        decoded = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+        decoded = jsontext.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
     except (ValueError, UnicodeError) as exc:
         raise MalformedStamp(str(exc)) from exc
     if not isinstance(decoded, dict):

@@ -28,6 +28,7 @@ from webauthn.helpers import (
 )
 from webauthn.helpers.exceptions import InvalidAuthenticatorDataStructure, WebAuthnException
 
+from .. import jsontext
 from .encoding import b64url_decode, b64url_encode
 
 
@@ -53,7 +54,7 @@ def read_attestation(
     """Parse a registration; raise ``AttestationError`` if it cannot be read."""
     try:
         raw_object = b64url_decode(attestation_object_b64)
-        client_data = json.loads(b64url_decode(client_data_json_b64))
+        client_data = jsontext.loads(b64url_decode(client_data_json_b64))
     except ValueError as exc:
         raise AttestationError(str(exc)) from exc
     if not isinstance(client_data, dict) or "challenge" not in client_data:
@@ -134,7 +135,7 @@ def parse_webauthn_stamp_header(value: str) -> WebauthnStamp:
     """Decode an ``X-Stamp-Webauthn`` value (plain JSON, not base64); raise
     ``MalformedWebauthnStamp`` if it is not one."""
     try:
-        decoded = json.loads(value)
+        decoded = jsontext.loads(value)
     except ValueError as exc:
         raise MalformedWebauthnStamp(str(exc)) from exc
     if not isinstance(decoded, dict):
@@ -181,7 +182,7 @@ def verify_assertion(
         auth_data = b64url_decode(stamp.authenticator_data)
         client_data_raw = b64url_decode(stamp.client_data_json)
         signature = b64url_decode(stamp.signature)
-        client_data = json.loads(client_data_raw)
+        client_data = jsontext.loads(client_data_raw)
     except ValueError as exc:
         raise AssertionInvalid(f"unreadable assertion: {exc}") from exc
     if not isinstance(client_data, dict) or client_data.get("type") != ASSERTION_TYPE:

@@ -23,10 +23,9 @@ core's unversioned OTP_LOGIN and VERIFY_OTP included.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from .. import messages
+from .. import jsontext, messages
 from ..crypto import hpke
 from ..enclave import TLS_FETCHER
 from ..errors import InvalidArgument
@@ -217,7 +216,7 @@ def _opened(ctx: Context, otp_id: str, encrypted: str) -> tuple[str, str]:
     """``(otp_code, public_key)`` of a client's encrypted OTP bundle."""
     try:
         plain = bundles.open_client_bundle(encrypted, otps.target_secret(ctx.world, otp_id))
-        inner = json.loads(plain)
+        inner = jsontext.loads(plain)
         code, public_key = inner["otp_code"], inner["public_key"]
         bundles.parse_target_public_key(public_key)
     except (bundles.BundleError, ValueError, TypeError, KeyError):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .. import jsontext
 from ..crypto import hpke
 from ..crypto.base58 import base58check_encode
 from ..crypto.curves import P256_ORDER
@@ -118,7 +119,7 @@ def target_bundle(
 def open_client_bundle(encrypted_bundle: str, target_secret: bytes) -> bytes:
     """The plaintext of a client's ``{"encappedPublic", "ciphertext"}`` bundle."""
     try:
-        parsed = json.loads(encrypted_bundle)
+        parsed = jsontext.loads(encrypted_bundle)
         enc = bytes.fromhex(parsed["encappedPublic"])
         ciphertext = bytes.fromhex(parsed["ciphertext"])
     except (ValueError, TypeError, KeyError) as exc:

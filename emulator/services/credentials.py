@@ -11,10 +11,9 @@ identity (``iss``, ``aud``, ``sub``) is one user's in an organization.
 from __future__ import annotations
 
 import base64
-import json
 from typing import Any
 
-from .. import messages
+from .. import jsontext, messages
 from ..crypto.api_keys import is_valid_public_key
 from ..crypto.encoding import b64url_decode
 from ..crypto.webauthn import AttestationError, MissingAuthData, read_attestation
@@ -186,7 +185,7 @@ def token_claims(token: str | None) -> dict[str, str]:
     if len(parts) != 3:
         raise invalid
     try:
-        claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+        claims = jsontext.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
     except ValueError as exc:
         raise invalid from exc
     if not isinstance(claims, dict):

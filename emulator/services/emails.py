@@ -23,12 +23,11 @@ carries, then the customization that was given, then ``magicLink``.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from .. import messages
+from .. import jsontext, messages
 from ..errors import InvalidArgument, NotFound
 from ..models import Organization, User
 from ..schema import String, obj, opt
@@ -92,7 +91,7 @@ def check_customization(customization: Mapping[str, Any] | None) -> None:
 
 def _template_variables(text: str) -> dict[str, Any]:
     try:
-        parsed = json.loads(text)
+        parsed = jsontext.loads(text)
     except ValueError as exc:
         raise InvalidArgument(messages.TEMPLATE_VARIABLES_NOT_JSON) from exc
     if not isinstance(parsed, dict):

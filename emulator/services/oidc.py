@@ -23,7 +23,6 @@ Registration (``create_oauth_providers``, ``create_users``,
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -33,7 +32,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-from .. import messages
+from .. import jsontext, messages
 from ..crypto.encoding import b64url_decode
 from ..errors import InvalidArgument
 
@@ -171,8 +170,8 @@ def _decode(token: object) -> tuple[Json, Json, bytes, bytes]:
     if len(parts) != 3:
         raise invalid_token()
     try:
-        header = json.loads(b64url_decode(parts[0]))
-        claims = json.loads(b64url_decode(parts[1]))
+        header = jsontext.loads(b64url_decode(parts[0]))
+        claims = jsontext.loads(b64url_decode(parts[1]))
         signature = b64url_decode(parts[2])
     except ValueError as exc:
         raise invalid_token() from exc

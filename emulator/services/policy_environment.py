@@ -13,10 +13,10 @@ policy reads it, at most once per evaluation.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .. import jsontext
 from ..crypto import eip712
 from ..crypto.signing import EIP712, EIP7702_AUTHORIZATION
 from ..crypto.transactions import TransactionError
@@ -194,7 +194,7 @@ def _typed_data(payload: str) -> Json:
 
 def _json(payload: str) -> Json:
     try:
-        value = json.loads(payload)
+        value = jsontext.loads(payload)
     except ValueError as error:
         raise PolicyEvaluationError(f"InvalidPayload: {error}") from None
     if not isinstance(value, dict):

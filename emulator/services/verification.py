@@ -25,7 +25,6 @@ spacing and key order of other clients do not matter.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +33,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-from .. import messages
+from .. import jsontext, messages
 from ..crypto import hpke, jwt
 from ..enclave import TLS_FETCHER
 from ..errors import InvalidArgument
@@ -154,7 +153,7 @@ def check_client_signature(token: Token, signature: Json | None, usage: str) -> 
     if not _verifies(token.public_key, signature["signature"], signature["message"].encode()):
         raise _bad_signature("the signature does not verify over the message")
     try:
-        message = json.loads(signature["message"])
+        message = jsontext.loads(signature["message"])
     except ValueError:
         message = None
     if not isinstance(message, dict):

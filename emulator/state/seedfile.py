@@ -78,13 +78,13 @@ all or nothing. ``SeedResult`` answers names with ids: ``result["Acme"].policies
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import jsontext
 from ..crypto.api_keys import ApiKeyPair, key_pair_from_entropy
 from ..errors import TurnkeyApiError, ValidationFailed
 from .placeholders import fill
@@ -216,8 +216,8 @@ def read(path: str | os.PathLike[str]) -> Json:
             raise SeedError(str(path), f"not valid YAML ({exc})") from None
     else:
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
+            data = jsontext.loads(text)
+        except ValueError as exc:  # jsontext.TooDeep too
             raise SeedError(str(path), f"not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise SeedError(str(path), "a seed file is an object at the top level")

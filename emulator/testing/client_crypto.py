@@ -19,6 +19,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from .. import jsontext
 from ..crypto import hpke, jwt
 from ..crypto.api_keys import ApiKeyPair, key_pair_from_private
 from ..crypto.base58 import base58check_decode
@@ -73,7 +74,7 @@ def decrypt_credential_bundle(bundle: str, target: TargetKey) -> ApiKeyPair:
 def verify_signed_bundle(bundle: str, signer_public_key: str) -> Json:
     """The inner data of an enclave-signed bundle once its signature and signer check out."""
     try:
-        outer = json.loads(bundle)
+        outer = jsontext.loads(bundle)
         inner_bytes = bytes.fromhex(outer["data"])
         signature = bytes.fromhex(outer["dataSignature"])
         signer = outer["enclaveQuorumPublic"]
@@ -90,7 +91,7 @@ def verify_signed_bundle(bundle: str, signer_public_key: str) -> Json:
         key.verify(signature, inner_bytes, ec.ECDSA(hashes.SHA256()))
     except InvalidSignature as exc:
         raise ClientBundleError("bundle signature does not verify") from exc
-    return json.loads(inner_bytes)
+    return jsontext.loads(inner_bytes)
 
 
 def decrypt_export_bundle(
