@@ -232,7 +232,10 @@ def activity(a: Activity, org: Organization, viewer_id: str | None) -> Json:
         }
     voted = any(v.user_id == viewer_id for v in a.votes)
     is_member = viewer_id is not None and viewer_id in org.users
-    return {
+    # One vote a user, on an activity that awaits votes: whoever may approve may reject,
+    # and nobody else (the proposer has voted already).
+    may_vote = a.status == "ACTIVITY_STATUS_CONSENSUS_NEEDED" and is_member and not voted
+    rendered = {
         "id": a.activity_id,
         "organizationId": a.organization_id,
         "status": a.status,
@@ -241,23 +244,15 @@ def activity(a: Activity, org: Organization, viewer_id: str | None) -> Json:
         "result": result,
         "votes": [vote(v, _voter(v, org)) for v in a.votes],
         "fingerprint": a.fingerprint,
-        "canApprove": a.status == "ACTIVITY_STATUS_CONSENSUS_NEEDED" and is_member and not voted,
-        "canReject": is_member and a.status in _REJECTABLE,
+        "canApprove": may_vote,
+        "canReject": may_vote,
         "createdAt": timestamp(a.created_at),
         "updatedAt": timestamp(a.updated_at),
-        "failure": a.failure,
         "timestampMs": a.timestamp_ms,
     }
-
-
-_REJECTABLE = frozenset(
-    {
-        "ACTIVITY_STATUS_CREATED",
-        "ACTIVITY_STATUS_PENDING",
-        "ACTIVITY_STATUS_CONSENSUS_NEEDED",
-        "ACTIVITY_STATUS_COMPLETED",
-    }
-)
+    if a.failure is not None:  # optional in the official schema: absent unless it failed
+        rendered["failure"] = a.failure
+    return rendered
 
 
 def _voter(v: Vote, org: Organization) -> Json:

@@ -60,7 +60,7 @@ def test_a_proposal_short_of_consensus_waits_with_http_200(turnkey_emulator, tea
     assert activity["status"] == "ACTIVITY_STATUS_CONSENSUS_NEEDED"
     assert activity["result"] == {}
     assert [v["userId"] for v in activity["votes"]] == [alice_id]
-    assert (activity["canApprove"], activity["canReject"]) == (False, True)
+    assert (activity["canApprove"], activity["canReject"]) == (False, False)  # alice has voted
     assert wallet_names(emu) == []
 
 
@@ -132,6 +132,25 @@ def test_voting_again_the_same_way_changes_nothing_and_the_other_way_is_refused(
     assert again["status"] == "ACTIVITY_STATUS_CONSENSUS_NEEDED" and len(again["votes"]) == 1
     error = fails(emu, emu.reject_activity, fingerprint=proposal["fingerprint"], caller=alice)
     assert error.message == f"user {alice_id} has already voted on activity {proposal['id']}"
+
+
+def test_can_approve_and_can_reject_tell_each_viewer_what_a_vote_would_do(
+    turnkey_emulator, team
+) -> None:
+    """The proposer has voted: neither flag; another member: both, and both work."""
+    emu = turnkey_emulator
+    (_, alice), (_, bob), (_, carol) = team["alice"], team["bob"], team["carol"]
+    proposal = propose(emu, alice)
+    assert (proposal["canApprove"], proposal["canReject"]) == (False, False)
+    error = fails(emu, emu.reject_activity, fingerprint=proposal["fingerprint"], caller=alice)
+    assert "has already voted" in error.message
+    seen_by_bob = emu.get_activity(activity_id=proposal["id"], caller=bob)["activity"]
+    assert (seen_by_bob["canApprove"], seen_by_bob["canReject"]) == (True, True)
+    rejected = emu.reject_activity(fingerprint=proposal["fingerprint"], caller=bob)["activity"]
+    assert rejected["status"] == "ACTIVITY_STATUS_REJECTED"
+    assert (rejected["canApprove"], rejected["canReject"]) == (False, False)
+    seen_by_carol = emu.get_activity(activity_id=proposal["id"], caller=carol)["activity"]
+    assert (seen_by_carol["canApprove"], seen_by_carol["canReject"]) == (False, False)
 
 
 def test_an_unknown_fingerprint_is_the_real_404(turnkey_emulator, team) -> None:
