@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from collections.abc import Sequence
 
@@ -156,7 +157,7 @@ def serve(args: argparse.Namespace) -> int:
         server = make_api_server(
             emulator.world, args.host, args.port, control, options=options, on_change=on_change
         )
-    except (ValueError, OSError, StartupError) as exc:
+    except (ValueError, OSError, sqlite3.Error, StartupError) as exc:
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
     print(
@@ -183,8 +184,7 @@ def serve(args: argparse.Namespace) -> int:
 
 def _one_line(error: BaseException) -> str:
     if isinstance(error, OSError) and error.strerror:
-        where = f" {error.filename}" if error.filename else ""
-        return f"{error.strerror}:{where}".rstrip(":")
+        return f"{error.filename}: {error.strerror}" if error.filename else error.strerror
     return " ".join(str(error).split()) or type(error).__name__
 
 

@@ -256,3 +256,66 @@ def test_serve_with_a_state_file_survives_kill_9(tmp_path):
     finally:
         again.terminate()
         assert again.wait(timeout=10) == 0
+
+
+def serve_fails(*args: str) -> str:
+    """Run ``serve`` expecting a start-up error: its one line on stderr."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "emulator", "serve", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert completed.returncode == 2, completed.stderr
+    assert completed.stdout == ""
+    lines = completed.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), completed.stderr
+    assert "Traceback" not in completed.stderr
+    return lines[0]
+
+
+def test_start_up_errors_are_one_line_and_a_non_zero_exit(tmp_path):
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen(1)
+        port = held.getsockname()[1]
+        assert f"port {port} on 127.0.0.1 is in use" in serve_fails("--port", str(port))
+    assert "unknown host 'no-such-host.invalid'" in serve_fails(
+        "--host", "no-such-host.invalid", "--port", "0", "--control-token", "t"
+    )
+    assert "is not an address of this machine" in serve_fails(
+        "--host", "192.0.2.1", "--port", "0", "--control-token", "t"
+    )
+    assert "without a control token" in serve_fails("--host", "0.0.0.0", "--port", "0")
+    assert serve_fails("--port", "0", "--state", str(tmp_path / "missing" / "dir" / "state.db"))
+    assert serve_fails("--port", "0", "--state", str(tmp_path))  # a directory
+    assert "must be positive" in serve_fails("--port", "0", "--max-body-mib", "0")
+
+
+def test_a_control_token_is_printed_and_required():
+    process, info = start("--control-token", "letmein")
+    try:
+        assert info["controlToken"] == "letmein"
+        url = info["baseUrl"] + "/emulator/v1/health"
+        assert requests.get(url, timeout=10).status_code == 401
+        answer = requests.get(url, headers={"Authorization": "Bearer letmein"}, timeout=10)
+        assert (
+            answer.status_code == 200 and answer.json()["organizationId"] == info["organizationId"]
+        )
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_reset_keeps_the_printed_credentials_working():
+    process, info = start()
+    try:
+        reset = requests.post(info["baseUrl"] + "/emulator/v1/reset", json={}, timeout=10)
+        assert reset.json() == {"organizationId": info["organizationId"]}
+        answer = whoami(info)
+        assert answer.status_code == 200 and answer.json()["userId"] == info["userId"]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
