@@ -67,6 +67,7 @@ def test_facade_has_no_method_the_registry_does_not_know():
         "to_document",
         "world",
         "wsgi_app",
+        "asgi_app",
     }
     names = {name for op in OPS for name in facade_method_names(op)}
     public = {n for n in dir(Emulator) if not n.startswith("_")}

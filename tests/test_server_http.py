@@ -60,7 +60,8 @@ def test_the_official_sdks_stamped_requests_over_one_requests_session():
             )
             assert answer.status_code == 200 and answer.json()["userId"] == s.org.user_id
         pools = session.get_adapter(s.url).poolmanager.pools
-        assert [pools[key].num_connections for key in pools] == [1]
+        keys = pools.keys()  # the container is not iterable itself
+        assert [pools[key].num_connections for key in keys] == [1]
         session.close()
 
 

@@ -212,3 +212,33 @@ def test_otp_codes_encrypted_by_typescript_verify_and_the_token_verifies_there(
     assert claims["contact"] == "root@example.com"
     assert claims["public_key"] == client_key["publicKey"]
     assert claims["organization_id"] == turnkey_org.organization_id
+
+
+def test_the_typescript_client_keeps_one_connection_alive(ts: TypeScript):
+    """``@turnkey/http`` (Node's fetch) sends twenty calls over one kept-alive connection."""
+    import threading
+
+    from emulator.crypto.api_keys import generate_key_pair
+    from emulator.http.server import make_api_server
+
+    emu = Emulator(seed=3)
+    key = generate_key_pair()
+    org = emu.create_organization(api_public_key=key.public_key, api_private_key=key.private_key)
+    server = make_api_server(emu.world, port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        answers = ts.one(
+            "callMany",
+            baseUrl=server.base_url,
+            apiPublicKey=key.public_key,
+            apiPrivateKey=key.private_key,
+            method="getWhoami",
+            body={"organizationId": org.organization_id},
+            times=20,
+        )
+    finally:
+        server.shutdown()
+        thread.join(timeout=15)
+    assert [a["userId"] for a in answers] == [org.user_id] * 20
+    assert server.connections.opened == 1

@@ -39,13 +39,23 @@ def answer_bytes(status: int, headers: list[tuple[str, str]], payload: bytes) ->
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + payload
 
 
-def protocol_class(options: WireOptions) -> type[HttpToolsProtocol]:
+class ConnectionCount:
+    """How many connections one server has accepted (for tests of keep-alive and load)."""
+
+    def __init__(self) -> None:
+        self.opened = 0
+
+
+def protocol_class(options: WireOptions, count: ConnectionCount) -> type[HttpToolsProtocol]:
     """The protocol class for ``options`` (uvicorn builds one instance per connection)."""
-    return type("EmulatorHttpProtocol", (EmulatorHttpProtocol,), {"options": options})
+    return type(
+        "EmulatorHttpProtocol", (EmulatorHttpProtocol,), {"options": options, "count": count}
+    )
 
 
 class EmulatorHttpProtocol(HttpToolsProtocol):
     options: WireOptions = WireOptions()
+    count: ConnectionCount = ConnectionCount()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -57,6 +67,7 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
     # ----- connections ---------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        self.count.opened += 1
         if len(self.connections) >= self.options.max_connections:
             self.transport = transport
             self._refuse(error_answer(503, UNAVAILABLE, "too many connections: try again later"))

@@ -27,7 +27,7 @@ from ..world import World
 from .asgi import AsgiApp
 from .control import Control
 from .options import WireOptions
-from .protocol import protocol_class
+from .protocol import ConnectionCount, protocol_class
 from .site import Site
 
 
@@ -84,9 +84,10 @@ class ApiServer:
         self.site = Site(world, control, self.options, on_change)
         self.app = AsgiApp(self.site)
         self.socket = bind(host, port, self.options.backlog)
+        self.connections = ConnectionCount()
         config = uvicorn.Config(
             self.app,
-            http=protocol_class(self.options),
+            http=protocol_class(self.options, self.connections),
             loop=_loop_name(),
             lifespan="off",
             log_config=None,
