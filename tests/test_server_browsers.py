@@ -134,9 +134,19 @@ def test_only_the_read_endpoints_answer_get(site):
         assert answer.status_code == 501 and "POST it" in answer.json()["message"]
 
 
-def test_a_same_origin_page_may_use_the_control_plane(site):
-    origin = f"http://127.0.0.1:{site.address[1]}"
-    assert control(site, "health", headers={"Origin": origin}).status_code == 200
+def test_a_same_origin_page_may_use_the_control_plane_and_no_other(site):
+    port = site.address[1]
+    for origin in (f"http://127.0.0.1:{port}", f"http://localhost:{port}"):
+        assert control(site, "health", headers={"Origin": origin}).status_code == 200
+    for origin in (
+        "http://localhost:3000",  # another local app: another site
+        "https://evil.example",
+        f"http://evil.example:{port}",
+        "null",
+        "file://",
+    ):
+        answer = control(site, "health", headers={"Origin": origin})
+        assert answer.status_code == 403, origin
 
 
 def test_a_token_is_required_when_configured():

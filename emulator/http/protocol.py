@@ -9,7 +9,9 @@ uvicorn parses and writes; this subclass adds what it leaves to the deployment:
   is answered 408 and its connection closed (a stalled client holds nothing);
 * an idle timeout from the first byte on (uvicorn starts it only after a first
   answer), so a connection that never sends a request is closed too;
-* a connection limit: past ``max_connections`` a new connection gets a 503.
+* a connection limit: past ``max_connections`` a new connection gets a 503;
+* one write per answer: uvicorn writes an answer's head and body apart (two system
+  calls, two TCP segments); the head waits for the body here and both leave together.
 """
 
 from __future__ import annotations
@@ -53,6 +55,41 @@ def protocol_class(options: WireOptions, count: ConnectionCount) -> type[HttpToo
     )
 
 
+class _OneWritePerAnswer:
+    """The transport as a request's cycle sees it: once the answer has started, writes wait
+    for its end and leave in one. (A ``100 Continue`` comes before the answer starts and
+    goes at once.)"""
+
+    def __init__(self, transport: asyncio.Transport, cycle: Any) -> None:
+        self._transport = transport
+        self._cycle = cycle
+        self._held: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        if self._cycle.response_started and not self._cycle.response_complete:
+            self._held.append(data)
+        else:
+            self.flush()
+            self._transport.write(data)
+
+    @property
+    def finished(self) -> bool:
+        return bool(self._cycle.response_complete)
+
+    def flush(self) -> None:
+        if self._held:
+            data = b"".join(self._held)
+            self._held.clear()
+            self._transport.write(data)
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class EmulatorHttpProtocol(HttpToolsProtocol):
     options: WireOptions = WireOptions()
     count: ConnectionCount = ConnectionCount()
@@ -63,6 +100,7 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
         self._head_bytes = 0
         self._in_request = False
         self._read_timer: asyncio.TimerHandle | None = None
+        self._corked: list[_OneWritePerAnswer] = []
 
     # ----- connections ---------------------------------------------------------------------
 
@@ -121,6 +159,16 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
         self._reading_head = False
         self._head_bytes = 0
         super().on_headers_complete()
+        if self.cycle is not None:
+            corked = _OneWritePerAnswer(self.transport, self.cycle)
+            self.cycle.transport = corked
+            self._corked.append(corked)
+
+    def on_response_complete(self) -> None:
+        # Pipelined answers complete in order: every finished one leaves now.
+        while self._corked and self._corked[0].finished:
+            self._corked.pop(0).flush()
+        super().on_response_complete()
 
     def on_message_complete(self) -> None:
         self._in_request = False

@@ -81,9 +81,9 @@ class ApiServer:
 
         base = options or WireOptions(bound_host=host)
         self.options = WireOptions(**{**base.__dict__, "bound_host": host})
-        self.site = Site(world, control, self.options, on_change)
-        self.app = AsgiApp(self.site)
         self.socket = bind(host, port, self.options.backlog)
+        self.site = Site(world, control, self.options, on_change, port=self.server_address[1])
+        self.app = AsgiApp(self.site)
         self.connections = ConnectionCount()
         config = uvicorn.Config(
             self.app,
@@ -94,6 +94,7 @@ class ApiServer:
             log_level="critical",
             access_log=False,
             server_header=False,
+            proxy_headers=False,  # a local server: the peer is the client
             timeout_keep_alive=self.options.idle_timeout_s,  # type: ignore[arg-type]
             timeout_graceful_shutdown=self.options.graceful_timeout_s,  # type: ignore[arg-type]
             backlog=self.options.backlog,

@@ -80,11 +80,13 @@ class Site:
         control: Control | None = None,
         options: WireOptions | None = None,
         on_change: Callable[[], None] | None = None,
+        port: int | None = None,
     ) -> None:
         self.world = world
         self.control = control
         self.options = options or WireOptions()
         self.on_change = on_change
+        self.port = port  # the port served on, where known: a page's origin must have it
         bound = host_name(self.options.bound_host) if self.options.bound_host else ""
         self._own_hosts = LOOPBACK_NAMES | {bound, bound.strip("[]")}
 
@@ -140,6 +142,18 @@ class Site:
     def _is_own_host(self, authority: str) -> bool:
         return self.options.binds_wildcard or host_name(authority) in self._own_hosts
 
+    def _is_own_origin(self, origin: str) -> bool:
+        """Whether a page of ``origin`` is one this server serves (another port of the same
+        machine is another site: a local app must not drive the control plane)."""
+        parts = urlsplit(origin)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return False
+        try:
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            return False
+        return self._is_own_host(parts.netloc) and self.port in (None, port)
+
     def _control_refusal(self, method: str, path: str, headers: Mapping[str, str]) -> Answer | None:
         assert self.control is not None
         host = headers.get("host")
@@ -150,7 +164,7 @@ class Site:
                 f"control requests must be addressed to this server, not to {host}",
             )
         origin = headers.get("origin")
-        if origin is not None and not self._is_own_host(urlsplit(origin).netloc or origin):
+        if origin is not None and not self._is_own_origin(origin):
             return error_answer(
                 403, PERMISSION_DENIED, f"control requests from {origin} are refused"
             )

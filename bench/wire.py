@@ -1,0 +1,363 @@
+"""The wire under load: ``serve``'s server beside today's and beside the candidates.
+
+Each server serves the same seeded world from a process of its own (one process: the
+state is in memory), and ``wire_load`` drives it with keep-alive clients at 1, 2, 4, 8
+and 32 connections, with ``get_whoami`` and ``sign_raw_payload``. Every figure is set
+beside two floors measured in the same run: the in-process ``handle()`` of the same kind
+of request (the engine's own share), and ``bare``, a socket loop that answers a canned
+HTTP answer with no HTTP library and no engine (the round trip through the kernel that
+no server can avoid). "Server adds" is a median minus both floors, over ``handle()``.
+
+    python bench/wire.py                      # serve's server (emulator), today's (wsgiref), bare
+    python bench/wire.py --candidates         # the choice: waitress, cheroot, uvicorn, granian too
+    python bench/wire.py emulator uvicorn     # any list of them
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import wire_load
+
+DEFAULT = ("bare", "emulator", "wsgiref")
+CANDIDATES = ("bare", "wsgiref", "waitress", "cheroot", "uvicorn", "granian", "emulator")
+LEVELS = (1, 2, 4, 8, 32)
+
+
+# ----- hosting (in the server's own process) -----------------------------------------
+
+
+def _asgi(world):
+    from emulator.http.app import handle
+
+    async def app(scope, receive, send):
+        body = b""
+        more = True
+        while more:
+            message = await receive()
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        status, payload = handle(world, scope["method"], scope["path"], headers, body)
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(payload)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": payload})
+
+    return app
+
+
+def wsgi_factory():
+    return wire_load.bench_world()[0].wsgi_app
+
+
+def bare(port: int) -> None:
+    """Answer every request with a canned answer: reads, writes, nothing else."""
+    import threading
+
+    answer = b'{"organizationId": "' + b"0" * 36 + b'", "userId": "' + b"0" * 36 + b'"}'
+    canned = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+        + str(len(answer)).encode()
+        + b"\r\n\r\n"
+        + answer
+    )
+    listener = socket.create_server(("127.0.0.1", port), backlog=1024)
+
+    def serve(sock: socket.socket) -> None:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        buffer = b""
+        while True:
+            while b"\r\n\r\n" not in buffer:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    return
+                buffer += chunk
+            head, _, rest = buffer.partition(b"\r\n\r\n")
+            length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+            while len(rest) < length:
+                rest += sock.recv(65536)
+            buffer = rest[length:]
+            sock.sendall(canned)
+
+    while True:
+        sock, _ = listener.accept()
+        threading.Thread(target=serve, args=(sock,), daemon=True).start()
+
+
+def host(name: str, port: int) -> None:
+    if name == "bare":
+        print("ready", flush=True)
+        bare(port)
+        return
+    emu, _, _ = wire_load.bench_world()
+    app = emu.wsgi_app
+    print("ready", flush=True)
+    if name == "wsgiref":  # the emulator's server before uvicorn: HTTP/1.0, a thread a request
+        from socketserver import ThreadingMixIn
+        from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+        class Quiet(WSGIRequestHandler):
+            def log_message(self, *args):
+                pass
+
+        class Threading(ThreadingMixIn, WSGIServer):
+            daemon_threads = True
+
+        make_server("127.0.0.1", port, app, Threading, Quiet).serve_forever()
+    elif name == "waitress":
+        import waitress
+
+        waitress.serve(app, host="127.0.0.1", port=port, threads=4, backlog=1024, _quiet=True)
+    elif name == "cheroot":
+        from cheroot import wsgi
+
+        server = wsgi.Server(("127.0.0.1", port), app, numthreads=8, request_queue_size=1024)
+        server.start()
+    elif name == "uvicorn":
+        import uvicorn
+
+        config = uvicorn.Config(
+            _asgi(emu.world),
+            host="127.0.0.1",
+            port=port,
+            http="httptools",
+            loop="uvloop",
+            lifespan="off",
+            access_log=False,
+            log_level="warning",
+            backlog=1024,
+        )
+        asyncio.run(uvicorn.Server(config).serve())
+    elif name == "granian":  # its WSGI runs only from an import string, in a worker process
+        os.execvp(
+            sys.executable,
+            [
+                sys.executable,
+                "-m",
+                "granian",
+                "--interface",
+                "wsgi",
+                "--workers",
+                "1",
+                "--blocking-threads",
+                "1",
+                "--backlog",
+                "1024",
+                "--no-ws",
+                "--log-level",
+                "warning",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--factory",
+                "wire:wsgi_factory",
+            ],
+        )
+    elif name == "granian-asgi":
+        from granian.server.embed import Server
+
+        server = Server(target=_asgi(emu.world), address="127.0.0.1", port=port)
+        asyncio.run(server.serve())
+    elif name == "uvicorn-null":  # uvicorn's own cost: a canned answer, no engine
+        import uvicorn
+
+        async def null(scope, receive, send):
+            if scope["type"] != "http":
+                return
+            await receive()
+            payload = b'{"userId": "' + b"0" * 36 + b'"}'
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(payload)).encode()),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": payload})
+
+        uvicorn.run(null, host="127.0.0.1", port=port, http="httptools", loop="uvloop",
+                    lifespan="off", access_log=False, log_level="warning", proxy_headers=False)
+    elif name == "emulator":  # what `serve` runs
+        from emulator.http.server import make_api_server
+
+        make_api_server(emu.world, "127.0.0.1", port).serve_forever()
+    else:
+        raise SystemExit(f"unknown candidate {name}")
+
+
+# ----- driving (in this process) ---------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_listening(port: int, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of process ``pid`` and its waited-for children (Linux)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    ticks = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def measure_candidate(name: str, per_level: int) -> dict:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, __file__, "--host-with", name, "--port", str(port)],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": os.path.dirname(__file__)},
+    )
+    try:
+        process.stdout.readline()
+        wait_listening(port)
+        emu, org, sign_with = wire_load.bench_world()
+        rows = {}
+        for op, make in (
+            ("get_whoami", lambda n: wire_load.whoami_requests(org, n)),
+            ("sign_raw_payload", lambda n: wire_load.sign_requests(org, sign_with, n)),
+        ):
+            wire_load.run_load(("127.0.0.1", port), make(200), 4)  # warm-up
+            floor = statistics.median(wire_load.handle_floor(emu, make(per_level)))
+            for level in LEVELS:
+                requests = make(per_level)
+                cpu_before = cpu_seconds(process.pid)
+                result = wire_load.run_load(("127.0.0.1", port), requests, level)
+                cpu = (cpu_seconds(process.pid) - cpu_before) / len(requests) * 1e6
+                rows[(op, level)] = {
+                    "cpu": cpu,
+                    "median": result.median,
+                    "p99": result.quantile(0.99),
+                    "max": max(result.latencies_us),
+                    "mean": result.mean,
+                    "rps": result.throughput,
+                    "floor": floor,
+                    "errors": len(result.errors),
+                }
+        return rows
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("servers", nargs="*")
+    parser.add_argument("--candidates", action="store_true", help="every candidate server")
+    parser.add_argument("--host-with")
+    parser.add_argument("--port", type=int)
+    parser.add_argument("--per-level", type=int, default=1500)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if args.host_with:
+        host(args.host_with, args.port)
+        return
+    names = args.servers or (CANDIDATES if args.candidates else DEFAULT)
+    results = {}
+    for name in names:
+        print(f"# {name}", file=sys.stderr, flush=True)
+        try:
+            results[name] = measure_candidate(name, args.per_level)
+        except Exception as exc:
+            print(f"# {name} failed: {exc}", file=sys.stderr)
+    if args.json:
+        print(
+            json.dumps({n: {f"{k[0]}@{k[1]}": v for k, v in r.items()} for n, r in results.items()})
+        )
+        return
+    print_table(results)
+    if "emulator" in results:
+        print_goals(results["emulator"], results.get("bare"))
+
+
+def print_table(results: dict) -> None:
+    bare = results.get("bare", {})
+    print(
+        f"{'server':9} {'operation':17} {'clients':>7} {'median':>7} {'×handle':>7} "
+        f"{'adds':>6} {'cpu':>5} {'p99':>7} {'max':>7} {'req/s':>6} {'×1 cl.':>6} "
+        f"{'p99/mean':>8} err"
+    )
+    for name, rows in results.items():
+        for (op, level), row in rows.items():
+            floor_rtt = bare.get((op, level), {}).get("median")
+            adds = (
+                f"{(row['median'] - floor_rtt - row['floor']) / row['floor']:6.2f}"
+                if floor_rtt is not None and name != "bare"
+                else f"{'':6}"
+            )
+            single = rows[(op, 1)]["rps"]
+            print(
+                f"{name:9} {op:17} {level:7d} {row['median']:7.0f} "
+                f"{row['median'] / row['floor']:7.2f} {adds} {row['cpu'] / row['floor']:5.2f} "
+                f"{row['p99']:7.0f} {row['max']:7.0f} "
+                f"{row['rps']:6.0f} {row['rps'] / single:6.2f} {row['p99'] / row['mean']:8.2f} "
+                f"{row['errors']}"
+            )
+    print("median, p99, max in µs; ×handle: median / the in-process handle() of the request;")
+    print("adds: (median - bare's median - handle()) / handle(), the server's own share;")
+    print("cpu: the server process's CPU time per request / handle() (load-proof);")
+    print("×1 cl.: throughput / the throughput at one client.")
+
+
+def print_goals(rows: dict, bare: dict | None) -> None:
+    print("\ngoals (the emulator's server):")
+    for op in ("get_whoami", "sign_raw_payload"):
+        one = rows[(op, 1)]
+        total = one["median"] / one["floor"]
+        line = f"  {op}: one client {total:.2f}× handle() (goal ≤ 1.5×)"
+        if bare:
+            adds = (one["median"] - bare[(op, 1)]["median"] - one["floor"]) / one["floor"]
+            line += f", the server adds {adds:.2f}× handle() beyond the bare round trip (≤ 0.5×)"
+        print(line)
+        for level in (8, 32):
+            ratio = rows[(op, level)]["rps"] / one["rps"]
+            print(f"  {op}: throughput at {level} clients {ratio:.2f}× one client's (≥ 1)")
+        at32 = rows[(op, 32)]
+        print(
+            f"  {op}: p99 at 32 clients {at32['p99'] / at32['mean']:.2f}× the mean (≤ 3), "
+            f"slowest {at32['max'] / 1000:.1f} ms (< 1000)"
+        )
+    errors = sum(row["errors"] for row in rows.values())
+    print(f"  errors and stalls at every level: {errors}")
+
+
+if __name__ == "__main__":
+    main()
