@@ -138,7 +138,7 @@ def host(name: str, port: int) -> None:
             host="127.0.0.1",
             port=port,
             http="httptools",
-            loop="uvloop",
+            loop="asyncio",
             lifespan="off",
             access_log=False,
             log_level="warning",
@@ -196,8 +196,17 @@ def host(name: str, port: int) -> None:
             )
             await send({"type": "http.response.body", "body": payload})
 
-        uvicorn.run(null, host="127.0.0.1", port=port, http="httptools", loop="uvloop",
-                    lifespan="off", access_log=False, log_level="warning", proxy_headers=False)
+        uvicorn.run(
+            null,
+            host="127.0.0.1",
+            port=port,
+            http="httptools",
+            loop="asyncio",
+            lifespan="off",
+            access_log=False,
+            log_level="warning",
+            proxy_headers=False,
+        )
     elif name == "emulator":  # what `serve` runs
         from emulator.http.server import make_api_server
 
