@@ -29,7 +29,16 @@ from pathlib import Path
 import wire_load
 
 DEFAULT = ("bare", "emulator", "wsgiref")
-CANDIDATES = ("bare", "wsgiref", "waitress", "cheroot", "uvicorn", "granian", "emulator")
+CANDIDATES = (
+    "bare",
+    "wsgiref",
+    "waitress",
+    "cheroot",
+    "uvicorn",
+    "uvicorn-null",
+    "granian",
+    "emulator",
+)
 LEVELS = (1, 2, 4, 8, 32)
 
 
