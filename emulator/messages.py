@@ -386,6 +386,16 @@ def invalid_session_public_key(public_key: str) -> str:
     return f"invalid public key: not a P-256 public key publicKey={public_key}"
 
 
+def invalid_policy_selectors(why: str) -> str:
+    """Ours: legacy selectors that do not read as a condition."""
+    return f"invalid policy selectors: {why}"
+
+
+def verification_token_not_for(field: str) -> str:
+    """Ours: a verification token for another contact (or kind of contact) than ``field``."""
+    return f"verification token is not for this {field}"
+
+
 def verification_token_contact(field: str) -> str:
     return f"verification token contact does not match the {field} of any root user"
 

@@ -13,6 +13,7 @@ from .models import (
     Activity,
     ApiKey,
     Authenticator,
+    Invitation,
     OauthProvider,
     Organization,
     Policy,
@@ -119,6 +120,21 @@ def tag(t: Tag) -> Json:
         "tagType": t.tag_type,
         "createdAt": timestamp(t.created_at),
         "updatedAt": timestamp(t.updated_at),
+    }
+
+
+def invitation(i: Invitation) -> Json:
+    """``v1Invitation``; an invitation the emulator holds has not been accepted or revoked."""
+    return {
+        "invitationId": i.invitation_id,
+        "receiverUserName": i.receiver_user_name,
+        "receiverEmail": i.receiver_user_email,
+        "receiverUserTags": list(i.receiver_user_tags),
+        "accessType": i.access_type,
+        "status": "INVITATION_STATUS_CREATED",
+        "createdAt": timestamp(i.created_at),
+        "updatedAt": timestamp(i.updated_at),
+        "senderUserId": i.sender_user_id,
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import typing
 from pathlib import Path
 
@@ -81,7 +82,16 @@ def test_docs_table_matches_registry():
     )
 
 
-@pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)
+PYTHON_SDK_OPS = [op for op in OPS if op.in_python_sdk]
+TYPESCRIPT_ONLY_OPS = [op for op in OPS if not op.in_python_sdk]
+TS_CLIENT = (
+    Path(__file__).parent
+    / "interop/node_modules/@turnkey/http/dist/__generated__/services/coordinator/public/v1"
+    / "public_api.client.js"
+)
+
+
+@pytest.mark.parametrize("op", PYTHON_SDK_OPS, ids=lambda op: op.name)
 def test_sdk_method_calls_this_path_with_this_type(op):
     method = getattr(TurnkeyClient, op.sdk_method)
     source = inspect.getsource(method)
@@ -90,6 +100,14 @@ def test_sdk_method_calls_this_path_with_this_type(op):
         assert f'"type": "{op.default_type}"' in source
     if op.kind == ACTIVITY and op.vote_selection is None:
         assert f'"{op.default_version.result_key}"' in source
+
+
+@pytest.mark.parametrize("op", TYPESCRIPT_ONLY_OPS, ids=lambda op: op.name)
+def test_an_operation_the_python_sdk_lacks_is_in_the_typescript_client(op):
+    assert not hasattr(TurnkeyClient, op.sdk_method)
+    if not TS_CLIENT.exists():
+        pytest.skip("@turnkey/http is not installed (tests/interop: npm ci)")
+    assert f'"{op.path}"' in TS_CLIENT.read_text()  # (its types: the test below)
 
 
 @pytest.mark.parametrize("op", [op for op in OPS if op.kind == ACTIVITY], ids=lambda op: op.name)
@@ -155,7 +173,28 @@ def test_parameter_schemas_match_the_sdk_intent_models(op):
         assert _compare(version.params, model, version.activity_type) == []
 
 
-@pytest.mark.parametrize("op", [op for op in OPS if op.kind == QUERY], ids=lambda op: op.name)
+TYPESCRIPT_ONLY_SPEC = json.loads(
+    (Path(__file__).parent.parent / "fixtures/openapi-typescript-only.json").read_text()
+)["operations"]
+
+
+@pytest.mark.parametrize("op", TYPESCRIPT_ONLY_OPS, ids=lambda op: op.name)
+def test_an_operation_the_python_sdk_lacks_matches_the_openapi_document(op):
+    spec = TYPESCRIPT_ONLY_SPEC[op.path]
+    if op.kind == QUERY:
+        fields = set(spec["request"]["properties"]) - {"organizationId"}
+        assert set(op.body.fields) == fields
+        assert set(spec["response"]["required"]) <= set(op.result_keys)
+        return
+    assert [v.activity_type for v in op.versions] == spec["type"]
+    params = op.default_version.params
+    assert set(params.fields) == set(spec["intent"]["properties"])
+    assert {n for n, f in params.fields.items() if f.required} == set(spec["intent"]["required"])
+
+
+@pytest.mark.parametrize(
+    "op", [op for op in PYTHON_SDK_OPS if op.kind == QUERY], ids=lambda op: op.name
+)
 def test_query_bodies_match_the_sdk_body_models(op):
     annotation = (
         inspect.signature(getattr(TurnkeyClient, op.sdk_method)).parameters["input"].annotation
@@ -167,7 +206,9 @@ def test_query_bodies_match_the_sdk_body_models(op):
         assert field.required == fields[name].is_required(), name
 
 
-@pytest.mark.parametrize("op", [op for op in OPS if op.kind == QUERY], ids=lambda op: op.name)
+@pytest.mark.parametrize(
+    "op", [op for op in PYTHON_SDK_OPS if op.kind == QUERY], ids=lambda op: op.name
+)
 def test_query_result_keys_match_the_sdk_response_models(op):
     response_model = inspect.signature(getattr(TurnkeyClient, op.sdk_method)).return_annotation
     if isinstance(response_model, str):

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from .. import render
+from .. import messages, render
+from ..errors import InvalidArgument
+from ..policy import selectors
 from ..schema import Array, Enum, String, label, obj, opt, uuid
 from ..services import policies
 from ..services.context import Context
@@ -35,6 +37,46 @@ UPDATE_POLICY = obj(
 UPDATE_POLICY_V2 = obj(**UPDATE_POLICY.fields, time=opt(String()))
 
 
+# The legacy versions: a rule as selectors (policy/selectors.py), notes optional.
+# (every field optional, as in v1Selector / v1SelectorV2; policy/selectors.py says what is missing)
+SELECTOR = obj(
+    subject=opt(String()), operator=opt(Enum(selectors.OPERATORS)), target=opt(String())
+)
+SELECTOR_V2 = obj(
+    subject=opt(String()),
+    operator=opt(Enum(selectors.OPERATORS)),
+    targets=opt(Array(String(allow_empty=True))),
+)
+CREATE_POLICY_V1 = obj(
+    policyName=label(),
+    selectors=Array(SELECTOR),
+    effect=Enum(EFFECTS),
+    notes=opt(String(allow_empty=True)),
+)
+CREATE_POLICY_V2 = obj(
+    policyName=label(),
+    selectors=Array(SELECTOR_V2),
+    effect=Enum(EFFECTS),
+    notes=opt(String(allow_empty=True)),
+)
+
+
+def _from_selectors(params: Params) -> Params:
+    """A V1 or V2 policy in the V3 shape: its selectors read as one condition."""
+    try:
+        condition = selectors.condition(params["selectors"])
+    except selectors.SelectorError as error:
+        raise InvalidArgument(messages.invalid_policy_selectors(str(error))) from None
+    upgraded = {
+        "policyName": params["policyName"],
+        "effect": params["effect"],
+        "notes": params.get("notes", ""),
+    }
+    if condition is not None:
+        upgraded["condition"] = condition
+    return upgraded
+
+
 def _seed_create_policy_intent(params: Params) -> Params:
     """The seed's ``createPolicyIntent``: the policy with ``selectors``, the legacy form of
     its rules. Expressions are not selectors, so the list is empty; the V3 intent beside it
@@ -55,16 +97,30 @@ def _seed_create_policy_intent(params: Params) -> Params:
     in_seed=True,
     versions=[
         Version(
+            "ACTIVITY_TYPE_CREATE_POLICY",
+            "createPolicyIntent",
+            "createPolicyResult",
+            CREATE_POLICY_V1,
+        ),
+        Version(
+            "ACTIVITY_TYPE_CREATE_POLICY_V2",
+            "createPolicyIntentV2",
+            "createPolicyResult",
+            CREATE_POLICY_V2,
+        ),
+        Version(
             "ACTIVITY_TYPE_CREATE_POLICY_V3",
             "createPolicyIntentV3",
             "createPolicyResult",
             CREATE_POLICY_V3,
             seed_intent_key="createPolicyIntent",
             seed_intent=_seed_create_policy_intent,
-        )
+        ),
     ],
 )
 def create_policy(ctx: Context, params: Params) -> Params:
+    if "selectors" in params:  # V1, V2: read here, after the policy engine, as V3's expressions
+        params = _from_selectors(params)
     policy = policies.new_policy(ctx, params)
     policies.add_policies(ctx, [policy])
     return {"policyId": policy.policy_id}

@@ -67,6 +67,9 @@ class Operation:
     # A vote on another activity (approve_activity, reject_activity): the selection it
     # casts. Votes are not activities of their own; they answer the activity voted on.
     vote_selection: str | None = None
+    # Whether the official Python SDK (turnkey_http) has a method for it; the rest are
+    # in the TypeScript client (@turnkey/http) only.
+    in_python_sdk: bool = True
     # A user of the parent organization may run this activity in a sub-organization
     # (the authentication flows of reference §11.3); the parent's policies judge it.
     parent_may_run: bool = False
@@ -114,6 +117,7 @@ def activity(
     root_quorum_only: bool = False,
     vote_selection: str | None = None,
     parent_may_run: bool = False,
+    in_python_sdk: bool = True,
 ) -> Callable[[Handler], Handler]:
     """Declare an activity; the decorated function is its handler ``(ctx, params) -> result``."""
 
@@ -132,6 +136,7 @@ def activity(
                 root_quorum_only=root_quorum_only,
                 vote_selection=vote_selection,
                 parent_may_run=parent_may_run,
+                in_python_sdk=in_python_sdk,
             )
         )
         return handler
@@ -147,6 +152,7 @@ def query(
     result_keys: tuple[str, ...],
     sdk_method: str | None = None,
     in_seed: bool = False,
+    in_python_sdk: bool = True,
 ) -> Callable[[Handler], Handler]:
     """Declare a query; the decorated function is its handler ``(ctx, body) -> data``."""
 
@@ -161,6 +167,7 @@ def query(
                 body=body,
                 result_keys=result_keys,
                 in_seed=in_seed,
+                in_python_sdk=in_python_sdk,
             )
         )
         return handler

@@ -7,9 +7,11 @@ transaction: the organization, its root users with their credentials (the
 its root quorum, and its first wallet (V4 and later) or private keys (V3). Any
 failure leaves nothing behind.
 
-Versions V2 to V8 are accepted; each is upgraded to the V8 shape (root users as
+Versions V1 to V8 are accepted; each is upgraded to the V8 shape (root users as
 V4 user params) and answers its own result key. Older results differ only in
-what they carry: V2 has no wallet, V3 private keys instead of a wallet.
+what they carry: V1 and V2 have no wallet, V3 private keys instead of a wallet.
+V1 names only a passkey (``rootAuthenticator``): its one root user is named
+``Root User`` (the real service's name for it is not public), quorum one.
 """
 
 from __future__ import annotations
@@ -99,6 +101,25 @@ _V7_EXTRA = {
 }
 
 
+V1_ROOT_USER_NAME = "Root User"
+
+
+def _upgrade_v1(params: Params) -> Params:
+    """V1 (``{name, rootAuthenticator}``) in the V8 shape: one root user with the passkey."""
+    root_user = {
+        "userName": V1_ROOT_USER_NAME,
+        "apiKeys": [],
+        "authenticators": [params["rootAuthenticator"]],
+        "oauthProviders": [],
+        "userTags": [],
+    }
+    return {
+        "subOrganizationName": params["name"],
+        "rootUsers": [root_user],
+        "rootQuorumThreshold": 1,
+    }
+
+
 def _upgrade(params: Params) -> Params:
     """Any version to the V8 shape: root users as V4 user params (no tags)."""
     return {**params, "rootUsers": [upgrade_user(u) for u in params["rootUsers"]]}
@@ -129,6 +150,13 @@ def _version(number: int, root_user: Object, extra: dict | None, result: str) ->
     summary="Create sub-organization",
     default="ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7",
     versions=[
+        Version(
+            "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION",
+            "createSubOrganizationIntent",
+            "createSubOrganizationResult",
+            obj(name=label(), rootAuthenticator=AUTHENTICATOR_PARAMS_V2),
+            upgrade=_upgrade_v1,
+        ),
         _version(2, ROOT_USER_PARAMS, None, "createSubOrganizationResult"),
         _version(
             3,

@@ -1,4 +1,6 @@
-"""Users: create_users, update_user, delete_users, get_user, list_users."""
+"""Users: create_users, create_api_only_users, update_user and its one-field forms
+(update_user_name, update_user_email, update_user_phone_number), delete_users, get_user,
+list_users."""
 
 from __future__ import annotations
 
@@ -8,13 +10,17 @@ from .. import messages, render
 from ..errors import InvalidArgument, NotFound, ResourceExhausted
 from ..models import Organization, User
 from ..schema import Array, String, label, obj, opt, uuid
+from ..services import verification
 from ..services.context import Context
 from ..services.credentials import add_api_key, add_authenticator, add_oauth_provider
+from ..services.otp import EMAIL_OTP, SMS_OTP, mark_verified
 from .params import (
+    API_KEY_PARAMS,
     USER_PARAMS,
     USER_PARAMS_V2,
     USER_PARAMS_V3,
     USER_PARAMS_V4,
+    upgrade_api_key,
     upgrade_user,
     user_list,
 )
@@ -137,6 +143,142 @@ def update_user(ctx: Context, params: Params) -> Params:
         tx.set(user, "tag_ids", list(dict.fromkeys(params["userTagIds"])))
     tx.set(user, "updated_at", ctx.now_ns)
     return {"userId": user.user_id}
+
+
+# v1ApiOnlyUserParams: a user with API keys only (apiApiKeyParams, P-256), no passkeys.
+API_ONLY_USER = obj(
+    userName=label(),
+    userEmail=opt(String(fmt="email", max_length=256)),
+    userTags=Array(uuid()),
+    apiKeys=Array(API_KEY_PARAMS),
+)
+
+
+def _upgrade_api_only_users(params: Params) -> Params:
+    users = [
+        {
+            **user,
+            "apiKeys": [upgrade_api_key(k) for k in user["apiKeys"]],
+            "authenticators": [],
+            "oauthProviders": [],
+        }
+        for user in params["apiOnlyUsers"]
+    ]
+    return {"apiOnlyUsers": users}
+
+
+@activity(
+    "create_api_only_users",
+    summary="Create API-only users",
+    default="ACTIVITY_TYPE_CREATE_API_ONLY_USERS",
+    in_python_sdk=False,
+    versions=[
+        Version(
+            "ACTIVITY_TYPE_CREATE_API_ONLY_USERS",
+            "createApiOnlyUsersIntent",
+            "createApiOnlyUsersResult",
+            obj(apiOnlyUsers=Array(API_ONLY_USER, min_items=1)),
+            upgrade=_upgrade_api_only_users,
+        )
+    ],
+)
+def create_api_only_users(ctx: Context, params: Params) -> Params:
+    users = [
+        create_user(ctx, spec, f"apiOnlyUsers.{i}") for i, spec in enumerate(params["apiOnlyUsers"])
+    ]
+    return {"userIds": [u.user_id for u in users]}
+
+
+@activity(
+    "update_user_name",
+    summary="Update user's name",
+    default="ACTIVITY_TYPE_UPDATE_USER_NAME",
+    versions=[
+        Version(
+            "ACTIVITY_TYPE_UPDATE_USER_NAME",
+            "updateUserNameIntent",
+            "updateUserNameResult",
+            obj(userId=uuid(), userName=label()),
+        )
+    ],
+)
+def update_user_name(ctx: Context, params: Params) -> Params:
+    user = find_user(ctx.org, params["userId"])
+    ctx.tx.set(user, "name", params["userName"])
+    ctx.tx.set(user, "updated_at", ctx.now_ns)
+    return {"userId": user.user_id}
+
+
+def _set_contact(ctx: Context, params: Params, field: str, otp_type: str) -> Params:
+    """A new e-mail address or phone number (``""`` removes it). With a
+    ``verificationToken`` for that very contact (as ``verify_otp`` issues it) the contact
+    is proven and the token used up; without one the new contact is unproven."""
+    user = find_user(ctx.org, params["userId"])
+    value = params[field] or None
+    attribute, proven = (
+        ("email", "email_verified")
+        if otp_type == EMAIL_OTP
+        else ("phone_number", "phone_number_verified")
+    )
+    text = params.get("verificationToken")
+    token = verification.check(ctx, text, encrypted_only=False) if text else None
+    if token is not None:
+        if value is None or (
+            token.claims["verification_type"] != otp_type
+            or token.claims["contact"].lower() != value.lower()
+        ):
+            raise InvalidArgument(messages.verification_token_not_for(field))
+        verification.consume(ctx, token)
+    if value != getattr(user, attribute):
+        ctx.tx.set(user, attribute, value)
+        if getattr(user, proven):
+            ctx.tx.set(user, proven, False)
+    if token is not None:
+        mark_verified(ctx, user, otp_type)
+    ctx.tx.set(user, "updated_at", ctx.now_ns)
+    return {"userId": user.user_id}
+
+
+@activity(
+    "update_user_email",
+    summary="Update user's email",
+    default="ACTIVITY_TYPE_UPDATE_USER_EMAIL",
+    versions=[
+        Version(
+            "ACTIVITY_TYPE_UPDATE_USER_EMAIL",
+            "updateUserEmailIntent",
+            "updateUserEmailResult",
+            obj(
+                userId=uuid(),
+                userEmail=String(fmt="email", max_length=256, allow_empty=True),
+                verificationToken=opt(String()),
+            ),
+        )
+    ],
+)
+def update_user_email(ctx: Context, params: Params) -> Params:
+    return _set_contact(ctx, params, "userEmail", EMAIL_OTP)
+
+
+@activity(
+    "update_user_phone_number",
+    summary="Update user's phone number",
+    default="ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER",
+    versions=[
+        Version(
+            "ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER",
+            "updateUserPhoneNumberIntent",
+            "updateUserPhoneNumberResult",
+            obj(
+                userId=uuid(),
+                userPhoneNumber=String(fmt="e164", allow_empty=True),
+                verificationToken=opt(String()),
+            ),
+        )
+    ],
+)
+def update_user_phone_number(ctx: Context, params: Params) -> Params:
+    return _set_contact(ctx, params, "userPhoneNumber", SMS_OTP)
 
 
 @activity(
