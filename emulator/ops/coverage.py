@@ -1,0 +1,67 @@
+"""How much of the official client the emulator serves.
+
+``python -m emulator.ops.coverage`` prints how many of the ``/public/v1/`` operations
+of the newest official TypeScript client (``official_client.json``: its paths, read
+from the package) the registry implements, as activities and queries, and lists the
+ones still missing. ``--missing`` prints only those.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .registry import REGISTRY
+
+OFFICIAL = Path(__file__).with_name("official_client.json")
+
+
+@dataclass(frozen=True)
+class Coverage:
+    client: str
+    official: tuple[str, ...]
+    implemented: tuple[str, ...]
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        done = set(self.implemented)
+        return tuple(p for p in self.official if p not in done)
+
+    def count(self, kind: str) -> tuple[int, int]:
+        """(implemented, official) among the paths of one kind: ``submit`` or ``query``."""
+        prefix = f"/public/v1/{kind}/"
+        done = set(self.implemented)
+        of_kind = [p for p in self.official if p.startswith(prefix)]
+        return sum(p in done for p in of_kind), len(of_kind)
+
+    def summary(self) -> str:
+        activities, queries = self.count("submit"), self.count("query")
+        return (
+            f"{len(self.implemented)} of the {len(self.official)} operations of {self.client}: "
+            f"{activities[0]} of {activities[1]} activities, {queries[0]} of {queries[1]} queries"
+        )
+
+
+def coverage() -> Coverage:
+    data = json.loads(OFFICIAL.read_text())
+    official = tuple(data["paths"])
+    known = set(official)
+    implemented = tuple(sorted(op.path for op in REGISTRY.values() if op.path in known))
+    return Coverage(f"{data['package']} {data['version']}", official, implemented)
+
+
+def main(argv: list[str]) -> int:
+    report = coverage()
+    if "--missing" not in argv:
+        print(report.summary())
+        print()
+        print("missing:")
+    for path in report.missing:
+        print(f"  {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,37 @@
+"""The coverage count: implemented of the official client's operations, and the README says it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from emulator.ops import REGISTRY
+from emulator.ops.coverage import coverage
+
+README = (Path(__file__).parent.parent / "README.md").read_text()
+
+
+def test_every_operation_served_is_one_of_the_official_client():
+    report = coverage()
+    assert len(set(report.official)) == len(report.official)
+    assert all(p.startswith(("/public/v1/submit/", "/public/v1/query/")) for p in report.official)
+    assert {op.path for op in REGISTRY.values()} <= set(report.official)
+    assert len(report.implemented) == len(REGISTRY)
+    assert len(report.implemented) + len(report.missing) == len(report.official)
+    done, total = report.count("submit")
+    assert total == sum(p.startswith("/public/v1/submit/") for p in report.official)
+    assert done == sum(op.kind == "activity" for op in REGISTRY.values())
+
+
+def test_the_command_prints_the_count_and_the_missing_operations():
+    printed = subprocess.run(
+        [sys.executable, "-m", "emulator.ops.coverage"], capture_output=True, text=True, check=True
+    ).stdout
+    report = coverage()
+    assert printed.splitlines()[0] == report.summary()
+    assert printed.count("\n  /public/v1/") == len(report.missing)
+
+
+def test_the_readme_states_the_count():
+    assert coverage().summary() in " ".join(README.split())
