@@ -32,6 +32,7 @@ from .ids import is_uuid, uuid7_from
 from .models import Activity, Organization
 from .ops import ACTIVITY, Operation
 from .schema import Violations, check
+from .services import ip_allowlists
 from .services.activities import COMPLETED, check_timestamp, fingerprint, new_vote, record_activity
 from .services.auth import Caller, authenticate
 from .services.authorization import approval_of, authorize, check_voter_organization
@@ -63,6 +64,8 @@ class Request:
     raw: bytes
     stamp: ApiKeyStamp | WebauthnStamp | None
     check_signature: bool = True
+    # The source address on the wire; None in-process (then ``world.client_ip``, a test seam).
+    client_ip: str | None = None
 
 
 def dispatch(world: World, request: Request) -> Json:
@@ -87,6 +90,9 @@ def dispatch(world: World, request: Request) -> Json:
                 request.raw,
                 is_activity=op.kind == ACTIVITY,
                 check_signature=request.check_signature,
+            )
+            ip_allowlists.enforce(
+                org, caller, request.client_ip if request.client_ip is not None else world.client_ip
             )
             if op.kind == ACTIVITY:
                 response = _submit(world, org, caller, request)

@@ -447,3 +447,34 @@ def oauth_user_not_found(organization_id: str) -> str:
         "unable to find a user with an oauth provider matching the OIDC token in "
         f"organization {organization_id}"
     )
+
+
+# --- IP allowlists (features/ip-allowlisting; the texts are ours) -----------------------------
+
+IP_NOT_EVALUATED = (
+    "the request's source IP address could not be determined, and the IP allowlist denies "
+    "such requests (onEvaluationError: DENY)"
+)
+IP_ALLOWLIST_SUB_ORGANIZATION = (
+    "IP allowlists belong to parent organizations: a sub-organization cannot set one"
+)
+
+
+def ip_not_allowed(address: str) -> str:
+    return f"source IP address {address} is not allowed by the organization's IP allowlist"
+
+
+def invalid_cidr(index: int, cidr: str) -> str:
+    return f"invalid CIDR at rules[{index}]: {cidr!r}"
+
+
+def cidr_too_wide(index: int, cidr: str, widest: int) -> str:
+    return f"CIDR at rules[{index}] is too wide: {cidr!r} (at most /{widest})"
+
+
+def too_many_cidrs(version: int, limit: int) -> str:
+    return f"an IP allowlist holds at most {limit} IPv{version} CIDRs"
+
+
+def api_key_not_found_by_public_key(public_key: str, organization_id: str) -> str:
+    return f"unable to find API key with public key {public_key} in organization {organization_id}"

@@ -253,6 +253,27 @@ class Activity:
     seed_intent: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class IpRule:
+    """One CIDR block of an IP allowlist, normalized (``192.168.1.0/24``)."""
+
+    cidr: str
+    label: str = ""
+    created_at_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class IpAllowlist:
+    """An organization's IP allowlist (``public_key`` ``""``) or one API key's.
+
+    Replaced whole by ``set_ip_allowlist``; ``services/ip_allowlists.py`` enforces it."""
+
+    public_key: str
+    rules: tuple[IpRule, ...] = ()
+    enabled: bool | None = None  # the organization's only; a key's applies when present
+    on_evaluation_error: str = "DENY"
+
+
 @dataclass(slots=True)
 class Organization:
     organization_id: str
@@ -273,3 +294,5 @@ class Organization:
     otps: dict[str, Otp] = field(default_factory=dict)
     activities: dict[str, Activity] = field(default_factory=dict)
     sub_organization_ids: list[str] = field(default_factory=list)
+    # IP allowlists: "" for the organization's, else the API key's public key.
+    ip_allowlists: dict[str, IpAllowlist] = field(default_factory=dict)

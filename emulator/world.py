@@ -90,6 +90,9 @@ class World:
     calls: CallLog = field(default_factory=CallLog)
     faults: Faults = field(default_factory=Faults)
     outbox: Outbox = field(default_factory=Outbox)
+    # The source address in-process calls are judged to come from by IP allowlists
+    # (``emu.backdoor.set_client_ip``); None: unknown, as a request with no address.
+    client_ip: str | None = None
 
     def transaction(self) -> Transaction:
         """A new all-or-nothing change; its commit is journaled once a checkpoint exists."""

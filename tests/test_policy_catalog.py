@@ -206,6 +206,10 @@ REGISTRY_TYPES_MISSING_FROM_DOCS: frozenset[str] = frozenset(
         "ACTIVITY_TYPE_REJECT_ACTIVITY",
         "ACTIVITY_TYPE_RECOVER_USER",
         "ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION",
+        # features/ip-allowlisting.mdx says they go through the policy engine; the language
+        # page's table has no row for them (no activity.resource / action).
+        "ACTIVITY_TYPE_SET_IP_ALLOWLIST",
+        "ACTIVITY_TYPE_REMOVE_IP_ALLOWLIST",
     }
 )
 

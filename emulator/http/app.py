@@ -36,9 +36,15 @@ from ..world import World
 
 
 def handle(
-    world: World, method: str, path: str, headers: Mapping[str, str], body: bytes
+    world: World,
+    method: str,
+    path: str,
+    headers: Mapping[str, str],
+    body: bytes,
+    client_ip: str | None = None,
 ) -> tuple[int, bytes]:
-    """Answer one HTTP request: ``(status, JSON body bytes)``. ``headers`` keys are lower case."""
+    """Answer one HTTP request: ``(status, JSON body bytes)``. ``headers`` keys are lower case;
+    ``client_ip`` is the peer's address, where there is one (IP allowlists read it)."""
     try:
         op = find_by_path(path)
         if op is None:
@@ -51,7 +57,8 @@ def handle(
             raise InvalidArgument(
                 messages.BAD_REQUEST_BODY, turnkey_error_code="REQUEST_INVALID"
             ) from None
-        response = dispatch(world, Request(op, parsed, body, stamp_of(headers)))
+        request = Request(op, parsed, body, stamp_of(headers), client_ip=client_ip)
+        response = dispatch(world, request)
         return 200, json.dumps(response).encode()
     except TurnkeyApiError as error:
         return error.status, json.dumps(error.body()).encode()

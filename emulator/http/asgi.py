@@ -85,7 +85,9 @@ class AsgiApp:
             elif body is False:
                 return  # the client went away
             else:
-                answer = self.site.respond(method, path, headers, body)
+                client = scope.get("client")
+                peer = client[0] if client else None
+                answer = self.site.respond(method, path, headers, body, peer)
         status, answer_headers, payload = answer
         await send(
             {

@@ -90,14 +90,22 @@ class Site:
         bound = host_name(self.options.bound_host) if self.options.bound_host else ""
         self._own_hosts = LOOPBACK_NAMES | {bound, bound.strip("[]")}
 
-    def respond(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Answer:
-        """The answer to one request; ``headers`` keys are lower case."""
+    def respond(
+        self,
+        method: str,
+        path: str,
+        headers: Mapping[str, str],
+        body: bytes,
+        client_ip: str | None = None,
+    ) -> Answer:
+        """The answer to one request; ``headers`` keys are lower case, ``client_ip`` the
+        peer's address."""
         if path.startswith(CONTROL_PREFIX) and self.control is not None:
             return self._control(method, path, headers, body)
         cors = self.cors_headers(path, headers)
         if method == "OPTIONS" and path.startswith(PUBLIC_PREFIX):
             return self._preflight(headers, cors)
-        status, payload = handle(self.world, method, path, headers, body)
+        status, payload = handle(self.world, method, path, headers, body, client_ip)
         if status == 200 and self.on_change is not None and path.startswith(SUBMIT_PREFIX):
             self.on_change()
         return status, [JSON_TYPE, *cors], payload

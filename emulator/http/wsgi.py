@@ -50,7 +50,8 @@ class WsgiApp:
         if answer is None:
             length = int(headers.get("content-length") or 0)
             body = environ["wsgi.input"].read(length) if length > 0 else b""
-            answer = self.site.respond(method, path, headers, body)
+            peer = environ.get("REMOTE_ADDR") or None
+            answer = self.site.respond(method, path, headers, body, peer)
         status, answer_headers, payload = answer
         end_to_end = [(k, v) for k, v in answer_headers if k.lower() != "connection"]
         start_response(status_line(status), [*end_to_end, ("Content-Length", str(len(payload)))])

@@ -39,9 +39,7 @@ UPDATE_POLICY_V2 = obj(**UPDATE_POLICY.fields, time=opt(String()))
 
 # The legacy versions: a rule as selectors (policy/selectors.py), notes optional.
 # (every field optional, as in v1Selector / v1SelectorV2; policy/selectors.py says what is missing)
-SELECTOR = obj(
-    subject=opt(String()), operator=opt(Enum(selectors.OPERATORS)), target=opt(String())
-)
+SELECTOR = obj(subject=opt(String()), operator=opt(Enum(selectors.OPERATORS)), target=opt(String()))
 SELECTOR_V2 = obj(
     subject=opt(String()),
     operator=opt(Enum(selectors.OPERATORS)),

@@ -90,6 +90,12 @@ class Backdoor:
 
     # ----- facts the API cannot set yet ----------------------------------------------
 
+    def set_client_ip(self, address: str | None) -> None:
+        """The source address IP allowlists judge in-process calls by (the facade, and
+        requests through ``emu.intercept()``); ``None``: unknown, which the allowlist's
+        ``onEvaluationError`` decides. Requests over a socket use their real peer address."""
+        self._emulator.world.client_ip = address
+
     def verify_contact(
         self,
         user_id: str,
