@@ -35,6 +35,7 @@ from .dispatch import Request, dispatch
 from .enclave import EnclaveKeys
 from .ids import IdSource
 from .ops import ACTIVITY, REGISTRY, Operation
+from .services.activities import fingerprint
 from .services.organizations import bootstrap_organization
 from .state import document, seedfile, snapshot
 from .state.seedfile import SeedResult
@@ -84,6 +85,10 @@ class Emulator:
     ``seed`` makes ids and generated keys the same on every run;
     ``timestamp_window_s`` bounds how far an activity's ``timestampMs`` may be
     from the emulator's clock (``None`` disables the check).
+
+    Thread-safe: every request runs under the world's lock, and each facade
+    activity call is its own activity (its ``timestampMs`` is unique and
+    increasing, see ``_fresh``), from any number of threads.
     """
 
     def __init__(
@@ -367,28 +372,44 @@ class Emulator:
         body = {
             "parameters": params,
             "organizationId": org_id,
-            "timestampMs": str(
-                timestamp_ms if timestamp_ms is not None else self._next_timestamp_ms()
-            ),
+            "timestampMs": None if timestamp_ms is None else str(timestamp_ms),
             "type": activity_type or op.default_type,
         }
-        raw = json.dumps(body).encode()
         # No HTTP request was signed: the vote records the caller's key and scheme with an
         # empty signature (a real stamp costs a P-256 signature per call; the wire has them).
         stamp = _unsigned_stamp(key)
-        response = dispatch(self._world, Request(op, body, raw, stamp, check_signature=False))
+        with self._world.lock:  # the timestamp and the activity it makes are one step
+            raw = json.dumps(body).encode() if timestamp_ms is not None else self._fresh(body)
+            response = dispatch(self._world, Request(op, body, raw, stamp, check_signature=False))
         activity = response["activity"]
         version = op.version(activity["type"])
         result = activity["result"].get(version.result_key) if version else None
         return {"activity": activity, **(result or {})}
 
-    def _next_timestamp_ms(self) -> int:
-        """The clock's milliseconds, but never the same twice: two facade calls are two
-        activities even within one millisecond (pass ``timestamp_ms=`` to resubmit)."""
-        now_ms, last = self.clock.now_ms(), self._last_timestamp_ms
-        # A clock set back (a rollback, a frozen clock moved) starts again from the clock.
-        self._last_timestamp_ms = last + 1 if 0 <= last - now_ms < 1000 else now_ms
-        return self._last_timestamp_ms
+    def _fresh(self, body: Json) -> bytes:
+        """Give ``body`` a ``timestampMs`` that makes it a new activity, and its bytes.
+
+        Facade timestamps follow the clock but never repeat and always increase: under
+        the world lock, each is past the last one, even with the clock frozen, set back or
+        outrun by a storm of calls. Only when that would leave the liveness window (the
+        clock set back farther than ``timestamp_window_s``) does the numbering start again
+        from the clock, skipping any timestamp that would give a body already seen. Pass
+        ``timestamp_ms=`` to resubmit on purpose.
+        """
+        world = self._world
+        now_ms = world.clock.now_ms()
+        stamp = max(now_ms, self._last_timestamp_ms + 1)
+        window_s = world.settings.timestamp_window_s
+        if window_s is not None and stamp - now_ms > window_s * 1000:
+            stamp = now_ms
+        seen = world.store.activities_by_fingerprint
+        while True:
+            body["timestampMs"] = str(stamp)
+            raw = json.dumps(body).encode()
+            if fingerprint(raw) not in seen:
+                self._last_timestamp_ms = stamp
+                return raw
+            stamp += 1
 
     def _caller_key(self, org_id: str, caller: Caller | None) -> ApiKeyPair | VirtualAuthenticator:
         if isinstance(caller, OrganizationHandle):
