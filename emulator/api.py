@@ -27,12 +27,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .clock import Clock
-from .codec import to_wire
+from .codec import camel, to_wire
 from .crypto.api_keys import P256, ApiKeyPair, key_pair_from_entropy, key_pair_from_private
 from .crypto.stamps import DEFAULT_SCHEMES, ApiKeyStamp
 from .crypto.webauthn import WebauthnStamp
 from .dispatch import Request, dispatch
 from .enclave import EnclaveKeys
+from .facade_generated import OperationMethods
+from .facade_runtime import fill_empty_lists
 from .ids import IdSource
 from .ops import ACTIVITY, REGISTRY, Operation
 from .services.activities import fingerprint
@@ -79,7 +81,7 @@ class OrganizationHandle:
 Caller = OrganizationHandle | ApiKeyPair | VirtualAuthenticator
 
 
-class Emulator:
+class Emulator(OperationMethods):
     """One emulated world with its own state, clock and ids.
 
     ``seed`` makes ids and generated keys the same on every run;
@@ -349,14 +351,36 @@ class Emulator:
         timestamp_ms: int | str | None = None,
         **kwargs: Any,
     ) -> Json:
-        """Run ``operation`` (its path name or SDK method name) with the given parameters."""
+        """Run ``operation`` (its path name or SDK method name) with the given parameters,
+        a mapping and keywords, in snake_case or camelCase; unlike the typed methods, keys
+        are not checked here (unknown ones are dropped, as on the wire)."""
+        params = {**(parameters or {}), **kwargs}
         op = operation_named(operation)
+        return self._run_operation(
+            op.name, params, organization_id, caller, activity_type, timestamp_ms
+        )
+
+    def _run_operation(
+        self,
+        name: str,
+        params: Json,
+        organization_id: str | None,
+        caller: Caller | None,
+        activity_type: str | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> Json:
+        """The one path of every facade method: ``params`` (wire names at the top, values
+        in either case; ``None`` is left out) as ``caller`` in ``organization_id``."""
+        op = REGISTRY[name]
         org_id = organization_id or self._default_organization_id()
         key = self._caller_key(org_id, caller)
-        params = to_wire({**(parameters or {}), **kwargs})
+        wire = {camel(k): to_wire(v) for k, v in params.items() if v is not None}
         if op.kind == ACTIVITY:
-            return self._submit(op, org_id, key, params, activity_type, timestamp_ms)
-        body = {"organizationId": org_id, **params}
+            version = op.version(activity_type) if activity_type else op.default_version
+            if version is not None:
+                fill_empty_lists(version.params, wire)
+            return self._submit(op, org_id, key, wire, activity_type, timestamp_ms)
+        body = {"organizationId": org_id, **wire}
         stamp = _unsigned_stamp(key)
         return dispatch(self._world, Request(op, body, b"", stamp, check_signature=False))
 
@@ -481,25 +505,3 @@ def operation_named(name: str) -> Operation:
 
 
 _BY_SDK_METHOD = {op.sdk_method: op for op in REGISTRY.values()}
-
-
-def _facade_method(op: Operation, name: str) -> Callable[..., Json]:
-    def method(self: Emulator, parameters: Json | None = None, **kwargs: Any) -> Json:
-        return self.call(op.name, parameters, **kwargs)
-
-    method.__name__ = name
-    method.__qualname__ = f"Emulator.{name}"
-    method.__doc__ = f"{op.summary} (``{op.path}``); keyword arguments are its parameters."
-    return method
-
-
-def facade_method_names(op: Operation) -> tuple[str, ...]:
-    """The facade methods of ``op``: its path name, and its SDK name if different."""
-    return tuple(dict.fromkeys((op.name, op.sdk_method)))
-
-
-for _op in REGISTRY.values():
-    for _name in facade_method_names(_op):
-        if hasattr(Emulator, _name):
-            raise TypeError(f"facade method {_name} clashes with an Emulator attribute")
-        setattr(Emulator, _name, _facade_method(_op, _name))
