@@ -328,7 +328,12 @@ class Emulator(OperationMethods):
         """Create what a declarative seed file (JSON, or YAML with PyYAML) or mapping names,
         through this facade, all or nothing; answer its names' ids and addresses
         (``result.organizations["Acme"].wallets["hot"].addresses``). See
-        ``emulator/state/seedfile.py`` for the format."""
+        ``emulator/state/seedfile.py`` for the format. A name without a path finds one of
+        the examples shipped in ``emulator/seeds/`` (``emu.seed("basic")``)."""
+        if isinstance(path_or_mapping, str | os.PathLike):
+            from .seeds import locate
+
+            path_or_mapping = locate(path_or_mapping)
         return seedfile.apply(self, path_or_mapping)
 
     def _facade_state(self) -> dict:
@@ -469,13 +474,20 @@ class Emulator(OperationMethods):
             yield self
 
     def client(self, org: OrganizationHandle, base_url: str = EMULATOR_BASE_URL) -> Any:
-        """An official-SDK ``TurnkeyClient`` for ``org`` (needs ``turnkey_http``).
+        """An official-SDK ``TurnkeyClient`` for ``org`` (needs the ``sdk`` extra).
 
         Its requests reach this emulator while ``intercept()`` is active, or a
         server when ``base_url`` is that server's URL.
         """
-        from turnkey_api_key_stamper import ApiKeyStamper, ApiKeyStamperConfig
-        from turnkey_http import TurnkeyClient
+        try:
+            from turnkey_api_key_stamper import ApiKeyStamper, ApiKeyStamperConfig
+            from turnkey_http import TurnkeyClient
+        except ImportError as missing:
+            raise ModuleNotFoundError(
+                f"emu.client() needs the official Python SDK ({missing.name} is not installed):"
+                " pip install 'turnkey-emulator[sdk]' (turnkey-http and turnkey-api-key-stamper)",
+                name=missing.name,
+            ) from missing
 
         stamper = ApiKeyStamper(ApiKeyStamperConfig(org.api_public_key, org.api_private_key))
         return TurnkeyClient(
