@@ -19,37 +19,36 @@ wire or an SDK record their real stamps.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .clock import Clock
 from .codec import camel, to_wire
 from .crypto.api_keys import P256, ApiKeyPair, key_pair_from_entropy, key_pair_from_private
-from .crypto.stamps import DEFAULT_SCHEMES, ApiKeyStamp
-from .crypto.webauthn import WebauthnStamp
-from .dispatch import Request, dispatch
 from .enclave import EnclaveKeys
 from .facade_generated import OperationMethods
 from .facade_runtime import fill_empty_lists
 from .ids import IdSource
-from .ops import ACTIVITY, REGISTRY, Operation
-from .services.activities import fingerprint
-from .services.organizations import bootstrap_organization
-from .state import document, seedfile, snapshot
-from .state.seedfile import SeedResult
-from .state.snapshot import Snapshot
 from .store import Store
-from .testing.authenticator import VirtualAuthenticator
-from .testing.backdoor import Backdoor
 from .testing.calls import CallLog
 from .testing.faults import Faults
 from .testing.oidc import EmulatorOidc
 from .testing.outbox import Outbox
 from .world import DEFAULT_TIMESTAMP_WINDOW_S, Checkpoint, Settings, World
+
+if TYPE_CHECKING:  # the engine, passkeys and state files load on first use (import time)
+    from .crypto.stamps import ApiKeyStamp
+    from .crypto.webauthn import WebauthnStamp
+    from .ops import Operation
+    from .state.seedfile import SeedResult
+    from .state.snapshot import Snapshot
+    from .testing.authenticator import VirtualAuthenticator
+    from .testing.backdoor import Backdoor
 
 Json = dict[str, Any]
 
@@ -78,7 +77,7 @@ class OrganizationHandle:
         return self.api_key.private_key
 
 
-Caller = OrganizationHandle | ApiKeyPair | VirtualAuthenticator
+Caller = "OrganizationHandle | ApiKeyPair | VirtualAuthenticator"
 
 
 class Emulator(OperationMethods):
@@ -145,6 +144,8 @@ class Emulator(OperationMethods):
     @property
     def backdoor(self) -> Backdoor:
         """Test-only seams (known keys in, secrets out); NOT part of Turnkey's API."""
+        from .testing.backdoor import Backdoor
+
         return Backdoor(self)
 
     @property
@@ -192,6 +193,8 @@ class Emulator(OperationMethods):
             and parent_organization_id not in self._world.store.organizations
         ):
             raise ValueError(f"no organization {parent_organization_id} to be the parent")
+        from .services.organizations import bootstrap_organization
+
         with self._world.lock:
             made = bootstrap_organization(
                 self._world,
@@ -243,9 +246,13 @@ class Emulator(OperationMethods):
     def snapshot(self) -> Snapshot:
         """An independent copy of the whole state; ``restore`` it in any order, any number
         of times. Costs a deep copy; for per-test isolation, ``checkpoint`` is cheaper."""
+        from .state import snapshot
+
         return snapshot.take(self._world, self._facade_state())
 
     def restore(self, saved: Snapshot) -> None:
+        from .state import snapshot
+
         self._set_facade_state(snapshot.put_back(self._world, saved))
 
     def reset(self) -> None:
@@ -277,17 +284,23 @@ class Emulator(OperationMethods):
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the whole state to ``path`` as a versioned JSON document (``to_document``),
         readable by its owner only (mode 0o600): it CONTAINS SECRETS."""
+        from .state import document
+
         document.write(path, self.to_document())
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], **emulator_kwargs: Any) -> Emulator:
         """A new emulator in the state ``save`` wrote to ``path`` (see ``from_document``)."""
+        from .state import document
+
         return cls.from_document(document.read(path), **emulator_kwargs)
 
     def to_document(self) -> Json:
         """The whole state as a versioned, JSON-ready document: organizations and everything
         in them, the vault, ids, clock, settings and the root API keys. It CONTAINS SECRETS
         (mnemonics, private keys, API private keys); see ``emulator/state/document.py``."""
+        from .state import document
+
         with self._world.lock:
             facade = {
                 **self._facade_state(),
@@ -309,6 +322,8 @@ class Emulator(OperationMethods):
         """
         if "seed" in emulator_kwargs:
             raise TypeError("from_document() takes no seed: the document carries its id stream")
+        from .state import document
+
         loaded = document.load(doc)
         kwargs = dict(emulator_kwargs)
         if "settings" not in kwargs:
@@ -334,6 +349,8 @@ class Emulator(OperationMethods):
             from .seeds import locate
 
             path_or_mapping = locate(path_or_mapping)
+        from .state import seedfile
+
         return seedfile.apply(self, path_or_mapping)
 
     def _facade_state(self) -> dict:
@@ -376,18 +393,20 @@ class Emulator(OperationMethods):
     ) -> Json:
         """The one path of every facade method: ``params`` (wire names at the top, values
         in either case; ``None`` is left out) as ``caller`` in ``organization_id``."""
-        op = REGISTRY[name]
+        engine = _engine()
+        op = engine.registry[name]
         org_id = organization_id or self._default_organization_id()
         key = self._caller_key(org_id, caller)
         wire = {camel(k): to_wire(v) for k, v in params.items() if v is not None}
-        if op.kind == ACTIVITY:
+        if op.kind == engine.activity:
             version = op.version(activity_type) if activity_type else op.default_version
             if version is not None:
                 fill_empty_lists(version.params, wire)
             return self._submit(op, org_id, key, wire, activity_type, timestamp_ms)
         body = {"organizationId": org_id, **wire}
         stamp = _unsigned_stamp(key)
-        return dispatch(self._world, Request(op, body, b"", stamp, check_signature=False))
+        request = engine.request(op, body, b"", stamp, check_signature=False)
+        return engine.dispatch(self._world, request)
 
     def _submit(
         self,
@@ -409,7 +428,9 @@ class Emulator(OperationMethods):
         stamp = _unsigned_stamp(key)
         with self._world.lock:  # the timestamp and the activity it makes are one step
             raw = json.dumps(body).encode() if timestamp_ms is not None else self._fresh(body)
-            response = dispatch(self._world, Request(op, body, raw, stamp, check_signature=False))
+            engine = _engine()
+            request = engine.request(op, body, raw, stamp, check_signature=False)
+            response = engine.dispatch(self._world, request)
         activity = response["activity"]
         version = op.version(activity["type"])
         result = activity["result"].get(version.result_key) if version else None
@@ -435,7 +456,7 @@ class Emulator(OperationMethods):
         while True:
             body["timestampMs"] = str(stamp)
             raw = json.dumps(body).encode()
-            if fingerprint(raw) not in seen:
+            if _engine().fingerprint(raw) not in seen:
                 self._last_timestamp_ms = stamp
                 return raw
             stamp += 1
@@ -443,8 +464,8 @@ class Emulator(OperationMethods):
     def _caller_key(self, org_id: str, caller: Caller | None) -> ApiKeyPair | VirtualAuthenticator:
         if isinstance(caller, OrganizationHandle):
             return caller.api_key
-        if isinstance(caller, ApiKeyPair | VirtualAuthenticator):
-            return caller
+        if isinstance(caller, ApiKeyPair) or (caller is not None and _is_passkey(caller)):
+            return caller  # type: ignore[return-value]
         org = self._world.store.organizations.get(org_id)
         while org is not None:
             if org.organization_id in self._callers:
@@ -503,17 +524,52 @@ class EmulatorCheckpoint:
 
 def _unsigned_stamp(key: ApiKeyPair | VirtualAuthenticator) -> ApiKeyStamp | WebauthnStamp:
     """The facade's stamp for a caller: who they are, with no signature (not checked)."""
-    if isinstance(key, VirtualAuthenticator):
-        return WebauthnStamp("", "", key.credential_id_b64, "")
-    return ApiKeyStamp(key.public_key, "", DEFAULT_SCHEMES[key.curve])
+    engine = _engine()
+    if isinstance(key, ApiKeyPair):
+        return engine.api_key_stamp(key.public_key, "", engine.schemes[key.curve])
+    from .crypto.webauthn import WebauthnStamp
+
+    return WebauthnStamp("", "", key.credential_id_b64, "")
+
+
+def _is_passkey(caller: object) -> bool:
+    from .testing.authenticator import VirtualAuthenticator
+
+    return isinstance(caller, VirtualAuthenticator)
 
 
 def operation_named(name: str) -> Operation:
     """The operation whose path name or SDK method name is ``name``."""
-    op = REGISTRY.get(name) or _BY_SDK_METHOD.get(name)
+    engine = _engine()
+    op = engine.registry.get(name) or engine.by_sdk_method.get(name)
     if op is None:
         raise AttributeError(f"no operation named {name!r}")
     return op
 
 
-_BY_SDK_METHOD = {op.sdk_method: op for op in REGISTRY.values()}
+@dataclass(frozen=True)
+class _Engine:
+    """What running an operation needs, imported on the first call rather than with the
+    package: ``import emulator`` stays cheap (the registry pulls in every service)."""
+
+    registry: dict[str, Operation]
+    by_sdk_method: dict[str, Operation]
+    activity: str
+    dispatch: Callable[..., Json]
+    request: Callable[..., Any]
+    fingerprint: Callable[[bytes], str]
+    api_key_stamp: Callable[..., ApiKeyStamp]
+    schemes: dict[str, str]
+
+
+@functools.cache
+def _engine() -> _Engine:
+    from .crypto.stamps import DEFAULT_SCHEMES, ApiKeyStamp
+    from .dispatch import Request, dispatch
+    from .ops import ACTIVITY, REGISTRY
+    from .services.activities import fingerprint
+
+    by_sdk = {op.sdk_method: op for op in REGISTRY.values()}
+    return _Engine(
+        REGISTRY, by_sdk, ACTIVITY, dispatch, Request, fingerprint, ApiKeyStamp, DEFAULT_SCHEMES
+    )

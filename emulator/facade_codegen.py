@@ -203,7 +203,7 @@ def method_source(op: Operation, method: str, names: Names) -> str:
         else:
             args.append(f"{snake(key)}: {annotation} | None = None")
         wire.append(f'"{key}": {snake(key)}')
-    args += ["organization_id: str | None = None", "caller: Caller | None = None"]
+    args += ["organization_id: str | None = None", 'caller: "Caller | None" = None']
     extra = ""
     if op.kind == ACTIVITY:
         types_ = ", ".join(f'"{t}"' for t in op.activity_types)
@@ -239,9 +239,9 @@ def module_source() -> str:
             '"""The typed facade: one method per operation (and per SDK alias) of the registry.',
             "",
             "``Emulator`` inherits ``OperationMethods``; see ``facade_codegen.py`` and",
-            '``facade_runtime.py``."""',
-            "",
-            "from __future__ import annotations",
+            "``facade_runtime.py``. Annotations are evaluated at import (no ``from __future__",
+            "import annotations``): a TypedDict of string annotations compiles each one, which",
+            'costs more than the types themselves."""',
             "",
             "from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast",
             "",

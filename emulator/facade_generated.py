@@ -2,9 +2,9 @@
 """The typed facade: one method per operation (and per SDK alias) of the registry.
 
 ``Emulator`` inherits ``OperationMethods``; see ``facade_codegen.py`` and
-``facade_runtime.py``."""
-
-from __future__ import annotations
+``facade_runtime.py``. Annotations are evaluated at import (no ``from __future__
+import annotations``): a TypedDict of string annotations compiles each one, which
+costs more than the types themselves."""
 
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
@@ -596,7 +596,7 @@ class OperationMethods:
         *,
         fingerprint: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_APPROVE_ACTIVITY"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> ApproveActivityResult:
@@ -613,7 +613,7 @@ class OperationMethods:
         user_id: str,
         api_keys: list[ApiKeyParams] | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_API_KEYS", "ACTIVITY_TYPE_CREATE_API_KEYS_V2"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreateApiKeysResult:
@@ -630,7 +630,7 @@ class OperationMethods:
         user_id: str,
         authenticators: list[AuthenticatorParams] | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_AUTHENTICATORS", "ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreateAuthenticatorsResult:
@@ -646,7 +646,7 @@ class OperationMethods:
         *,
         invitations: list[InvitationParams],
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_INVITATIONS"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreateInvitationsResult:
@@ -663,7 +663,7 @@ class OperationMethods:
         user_id: str,
         oauth_providers: list[OauthProviderParams] | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS", "ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS_V2"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreateOauthProvidersResult:
@@ -679,7 +679,7 @@ class OperationMethods:
         *,
         policies: list[PolicyParams],
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_POLICIES"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreatePoliciesResult:
@@ -700,7 +700,7 @@ class OperationMethods:
         consensus: str | None = None,
         time: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_POLICY_V3"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreatePolicyResult:
@@ -717,7 +717,7 @@ class OperationMethods:
         private_key_tag_name: str,
         private_key_ids: list[str],
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_PRIVATE_KEY_TAG"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreatePrivateKeyTagResult:
@@ -734,7 +734,7 @@ class OperationMethods:
         private_keys: list[PrivateKeyParams],
         external_signer_pubkey: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_PRIVATE_KEYS", "ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreatePrivateKeysResult:
@@ -749,7 +749,7 @@ class OperationMethods:
         self,
         *,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreateReadOnlySessionResult:
@@ -770,7 +770,7 @@ class OperationMethods:
         expiration_seconds: str | None = None,
         email: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION", "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreateReadWriteSessionResult:
@@ -796,7 +796,7 @@ class OperationMethods:
         client_signature: CreateSubOrganizationClientSignatureParams | None = None,
         private_keys: list[PrivateKeyParams] | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V2", "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V3", "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V4", "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V5", "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V6", "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7", "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreateSubOrganizationResult:
@@ -813,7 +813,7 @@ class OperationMethods:
         user_tag_name: str,
         user_ids: list[str],
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_USER_TAG"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreateUserTagResult:
@@ -829,7 +829,7 @@ class OperationMethods:
         *,
         users: list[UserParams],
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_USERS", "ACTIVITY_TYPE_CREATE_USERS_V2", "ACTIVITY_TYPE_CREATE_USERS_V3", "ACTIVITY_TYPE_CREATE_USERS_V4"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreateUsersResult:
@@ -847,7 +847,7 @@ class OperationMethods:
         accounts: list[WalletAccountParams],
         mnemonic_length: int | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_WALLET"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreateWalletResult:
@@ -865,7 +865,7 @@ class OperationMethods:
         accounts: list[WalletAccountParams],
         persist: bool | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreateWalletAccountsResult:
@@ -882,7 +882,7 @@ class OperationMethods:
         user_id: str,
         api_key_ids: list[str],
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_API_KEYS"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreateApiKeysResult:
@@ -899,7 +899,7 @@ class OperationMethods:
         user_id: str,
         authenticator_ids: list[str],
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_AUTHENTICATORS"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreateAuthenticatorsResult:
@@ -915,7 +915,7 @@ class OperationMethods:
         *,
         invitation_id: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_INVITATION"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> DeleteInvitationResult:
@@ -932,7 +932,7 @@ class OperationMethods:
         user_id: str,
         provider_ids: list[str],
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_OAUTH_PROVIDERS"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreateOauthProvidersResult:
@@ -948,7 +948,7 @@ class OperationMethods:
         *,
         policy_ids: list[str],
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_POLICIES"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreatePoliciesResult:
@@ -964,7 +964,7 @@ class OperationMethods:
         *,
         policy_id: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_POLICY"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreatePolicyResult:
@@ -980,7 +980,7 @@ class OperationMethods:
         *,
         private_key_tag_ids: list[str],
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_PRIVATE_KEY_TAGS"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> DeletePrivateKeyTagsResult:
@@ -997,7 +997,7 @@ class OperationMethods:
         private_key_ids: list[str],
         delete_without_export: bool | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_PRIVATE_KEYS"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> DeletePrivateKeysResult:
@@ -1013,7 +1013,7 @@ class OperationMethods:
         *,
         delete_without_export: bool | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_SUB_ORGANIZATION"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> DeleteSubOrganizationResult:
@@ -1029,7 +1029,7 @@ class OperationMethods:
         *,
         user_tag_ids: list[str],
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_USER_TAGS"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> DeleteUserTagsResult:
@@ -1045,7 +1045,7 @@ class OperationMethods:
         *,
         user_ids: list[str],
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_USERS"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreateUsersResult:
@@ -1062,7 +1062,7 @@ class OperationMethods:
         wallet_account_ids: list[str],
         delete_without_export: bool | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_WALLET_ACCOUNTS"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> DeleteWalletAccountsResult:
@@ -1079,7 +1079,7 @@ class OperationMethods:
         wallet_ids: list[str],
         delete_without_export: bool | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_WALLETS"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> DeleteWalletsResult:
@@ -1103,7 +1103,7 @@ class OperationMethods:
         send_from_email_sender_name: str | None = None,
         reply_to_email_address: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_EMAIL_AUTH", "ACTIVITY_TYPE_EMAIL_AUTH_V2", "ACTIVITY_TYPE_EMAIL_AUTH_V3"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> EmailAuthResult:
@@ -1120,7 +1120,7 @@ class OperationMethods:
         private_key_id: str,
         target_public_key: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_EXPORT_PRIVATE_KEY"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> ExportPrivateKeyResult:
@@ -1138,7 +1138,7 @@ class OperationMethods:
         target_public_key: str,
         language: Language | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_EXPORT_WALLET"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> ExportWalletResult:
@@ -1155,7 +1155,7 @@ class OperationMethods:
         address: str,
         target_public_key: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_EXPORT_WALLET_ACCOUNT"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> ExportWalletAccountResult:
@@ -1171,7 +1171,7 @@ class OperationMethods:
         *,
         activity_id: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ApproveActivityResult:
         """Get activity (``/public/v1/query/get_activity``)."""
         return cast(
@@ -1185,7 +1185,7 @@ class OperationMethods:
         *,
         api_key_id: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> GetApiKeyResult:
         """Get API key (``/public/v1/query/get_api_key``)."""
         return cast(
@@ -1199,7 +1199,7 @@ class OperationMethods:
         *,
         user_id: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> GetApiKeysResult:
         """Get API keys (``/public/v1/query/get_api_keys``)."""
         return cast(
@@ -1213,7 +1213,7 @@ class OperationMethods:
         *,
         authenticator_id: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> GetAuthenticatorResult:
         """Get authenticator (``/public/v1/query/get_authenticator``)."""
         return cast(
@@ -1227,7 +1227,7 @@ class OperationMethods:
         *,
         user_id: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> GetAuthenticatorsResult:
         """Get authenticators (``/public/v1/query/get_authenticators``)."""
         return cast(
@@ -1241,7 +1241,7 @@ class OperationMethods:
         *,
         user_id: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> GetOauthProvidersResult:
         """Get Oauth providers (``/public/v1/query/get_oauth_providers``)."""
         return cast(
@@ -1254,7 +1254,7 @@ class OperationMethods:
         self,
         *,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> GetOrganizationConfigsResult:
         """Get configs (``/public/v1/query/get_organization_configs``)."""
         return cast(
@@ -1268,7 +1268,7 @@ class OperationMethods:
         *,
         policy_id: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> GetPolicyResult:
         """Get policy (``/public/v1/query/get_policy``)."""
         return cast(
@@ -1282,7 +1282,7 @@ class OperationMethods:
         *,
         activity_id: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> GetPolicyEvaluationsResult:
         """Get policy evaluations (``/public/v1/query/get_policy_evaluations``)."""
         return cast(
@@ -1296,7 +1296,7 @@ class OperationMethods:
         *,
         private_key_id: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> GetPrivateKeyResult:
         """Get private key (``/public/v1/query/get_private_key``)."""
         return cast(
@@ -1310,7 +1310,7 @@ class OperationMethods:
         *,
         user_id: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> GetUserResult:
         """Get user (``/public/v1/query/get_user``)."""
         return cast(
@@ -1324,7 +1324,7 @@ class OperationMethods:
         *,
         wallet_id: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> GetWalletResult:
         """Get wallet (``/public/v1/query/get_wallet``)."""
         return cast(
@@ -1340,7 +1340,7 @@ class OperationMethods:
         address: str | None = None,
         path: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> GetWalletAccountResult:
         """Get wallet account (``/public/v1/query/get_wallet_account``)."""
         return cast(
@@ -1358,7 +1358,7 @@ class OperationMethods:
         curve: Literal["CURVE_SECP256K1", "CURVE_ED25519", "CURVE_P256"],
         address_formats: list[AddressFormat],
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_IMPORT_PRIVATE_KEY"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> ImportPrivateKeyResult:
@@ -1377,7 +1377,7 @@ class OperationMethods:
         encrypted_bundle: str,
         accounts: list[WalletAccountParams],
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_IMPORT_WALLET"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreateWalletResult:
@@ -1393,7 +1393,7 @@ class OperationMethods:
         *,
         user_id: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_INIT_IMPORT_PRIVATE_KEY"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> InitImportPrivateKeyResult:
@@ -1409,7 +1409,7 @@ class OperationMethods:
         *,
         user_id: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_INIT_IMPORT_WALLET"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> InitImportPrivateKeyResult:
@@ -1436,7 +1436,7 @@ class OperationMethods:
         app_name: str | None = None,
         expiration_seconds: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_INIT_OTP", "ACTIVITY_TYPE_INIT_OTP_V2", "ACTIVITY_TYPE_INIT_OTP_V3"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> InitOtpResult:
@@ -1463,7 +1463,7 @@ class OperationMethods:
         app_name: str | None = None,
         expiration_seconds: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_INIT_OTP_AUTH", "ACTIVITY_TYPE_INIT_OTP_AUTH_V2", "ACTIVITY_TYPE_INIT_OTP_AUTH_V3"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> InitOtpAuthResult:
@@ -1485,7 +1485,7 @@ class OperationMethods:
         send_from_email_sender_name: str | None = None,
         reply_to_email_address: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_INIT_USER_EMAIL_RECOVERY", "ACTIVITY_TYPE_INIT_USER_EMAIL_RECOVERY_V2"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> InitUserEmailRecoveryResult:
@@ -1503,7 +1503,7 @@ class OperationMethods:
         filter_by_type: list[FilterByType] | None = None,
         pagination_options: ListActivitiesPaginationOptionsParams | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListActivitiesResult:
         """List activities (``/public/v1/query/list_activities``)."""
         return cast(
@@ -1519,7 +1519,7 @@ class OperationMethods:
         filter_by_type: list[FilterByType] | None = None,
         pagination_options: ListActivitiesPaginationOptionsParams | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListActivitiesResult:
         """List activities (``/public/v1/query/list_activities``)."""
         return cast(
@@ -1532,7 +1532,7 @@ class OperationMethods:
         self,
         *,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListPoliciesResult:
         """List policies (``/public/v1/query/list_policies``)."""
         return cast(
@@ -1545,7 +1545,7 @@ class OperationMethods:
         self,
         *,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListPoliciesResult:
         """List policies (``/public/v1/query/list_policies``)."""
         return cast(
@@ -1558,7 +1558,7 @@ class OperationMethods:
         self,
         *,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListPrivateKeyTagsResult:
         """List private key tags (``/public/v1/query/list_private_key_tags``)."""
         return cast(
@@ -1571,7 +1571,7 @@ class OperationMethods:
         self,
         *,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListPrivateKeysResult:
         """List private keys (``/public/v1/query/list_private_keys``)."""
         return cast(
@@ -1584,7 +1584,7 @@ class OperationMethods:
         self,
         *,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListPrivateKeysResult:
         """List private keys (``/public/v1/query/list_private_keys``)."""
         return cast(
@@ -1600,7 +1600,7 @@ class OperationMethods:
         filter_value: str | None = None,
         pagination_options: ListActivitiesPaginationOptionsParams | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListSuborgsResult:
         """Get suborgs (``/public/v1/query/list_suborgs``)."""
         return cast(
@@ -1616,7 +1616,7 @@ class OperationMethods:
         filter_value: str | None = None,
         pagination_options: ListActivitiesPaginationOptionsParams | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListSuborgsResult:
         """Get suborgs (``/public/v1/query/list_suborgs``)."""
         return cast(
@@ -1629,7 +1629,7 @@ class OperationMethods:
         self,
         *,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListUserTagsResult:
         """List user tags (``/public/v1/query/list_user_tags``)."""
         return cast(
@@ -1642,7 +1642,7 @@ class OperationMethods:
         self,
         *,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListUsersResult:
         """List users (``/public/v1/query/list_users``)."""
         return cast(
@@ -1655,7 +1655,7 @@ class OperationMethods:
         self,
         *,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListUsersResult:
         """List users (``/public/v1/query/list_users``)."""
         return cast(
@@ -1671,7 +1671,7 @@ class OperationMethods:
         filter_value: str | None = None,
         pagination_options: ListActivitiesPaginationOptionsParams | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListSuborgsResult:
         """Get verified suborgs (``/public/v1/query/list_verified_suborgs``)."""
         return cast(
@@ -1687,7 +1687,7 @@ class OperationMethods:
         filter_value: str | None = None,
         pagination_options: ListActivitiesPaginationOptionsParams | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListSuborgsResult:
         """Get verified suborgs (``/public/v1/query/list_verified_suborgs``)."""
         return cast(
@@ -1703,7 +1703,7 @@ class OperationMethods:
         include_wallet_details: bool | None = None,
         pagination_options: ListActivitiesPaginationOptionsParams | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListWalletAccountsResult:
         """List wallets accounts (``/public/v1/query/list_wallet_accounts``)."""
         return cast(
@@ -1719,7 +1719,7 @@ class OperationMethods:
         include_wallet_details: bool | None = None,
         pagination_options: ListActivitiesPaginationOptionsParams | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListWalletAccountsResult:
         """List wallets accounts (``/public/v1/query/list_wallet_accounts``)."""
         return cast(
@@ -1732,7 +1732,7 @@ class OperationMethods:
         self,
         *,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListWalletsResult:
         """List wallets (``/public/v1/query/list_wallets``)."""
         return cast(
@@ -1745,7 +1745,7 @@ class OperationMethods:
         self,
         *,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> ListWalletsResult:
         """List wallets (``/public/v1/query/list_wallets``)."""
         return cast(
@@ -1763,7 +1763,7 @@ class OperationMethods:
         expiration_seconds: str | None = None,
         invalidate_existing: bool | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_OAUTH"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> OauthResult:
@@ -1783,7 +1783,7 @@ class OperationMethods:
         invalidate_existing: bool | None = None,
         session_profile_id: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_OAUTH_LOGIN"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> OauthLoginResult:
@@ -1804,7 +1804,7 @@ class OperationMethods:
         expiration_seconds: str | None = None,
         invalidate_existing: bool | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_OTP_AUTH"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> OtpAuthResult:
@@ -1825,7 +1825,7 @@ class OperationMethods:
         invalidate_existing: bool | None = None,
         client_signature: CreateSubOrganizationClientSignatureParams | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_OTP_LOGIN", "ACTIVITY_TYPE_OTP_LOGIN_V2"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> OauthLoginResult:
@@ -1842,7 +1842,7 @@ class OperationMethods:
         authenticator: AuthenticatorParams,
         user_id: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_RECOVER_USER"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> RecoverUserResult:
@@ -1858,7 +1858,7 @@ class OperationMethods:
         *,
         fingerprint: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_REJECT_ACTIVITY"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> ApproveActivityResult:
@@ -1874,7 +1874,7 @@ class OperationMethods:
         *,
         name: Name,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_REMOVE_ORGANIZATION_FEATURE"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> RemoveOrganizationFeatureResult:
@@ -1891,7 +1891,7 @@ class OperationMethods:
         name: Name,
         value: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> RemoveOrganizationFeatureResult:
@@ -1912,7 +1912,7 @@ class OperationMethods:
         external_signer_pubkey: str | None = None,
         private_key_id: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_SIGN_RAW_PAYLOAD", "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> SignRawPayloadResult:
@@ -1932,7 +1932,7 @@ class OperationMethods:
         hash_function: HashFunction,
         external_signer_pubkey: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_SIGN_RAW_PAYLOADS"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> SignRawPayloadsResult:
@@ -1952,7 +1952,7 @@ class OperationMethods:
         external_signer_pubkey: str | None = None,
         private_key_id: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_SIGN_TRANSACTION", "ACTIVITY_TYPE_SIGN_TRANSACTION_V2"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> SignTransactionResult:
@@ -1971,7 +1971,7 @@ class OperationMethods:
         invalidate_existing: bool | None = None,
         session_profile_id: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_STAMP_LOGIN"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> OauthLoginResult:
@@ -1987,7 +1987,7 @@ class OperationMethods:
         *,
         organization_name: str,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> UpdateOrganizationNameResult:
@@ -2009,7 +2009,7 @@ class OperationMethods:
         policy_notes: str | None = None,
         time: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_POLICY", "ACTIVITY_TYPE_UPDATE_POLICY_V2"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> CreatePolicyResult:
@@ -2028,7 +2028,7 @@ class OperationMethods:
         remove_private_key_ids: list[str],
         new_private_key_tag_name: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_PRIVATE_KEY_TAG"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> UpdatePrivateKeyTagResult:
@@ -2045,7 +2045,7 @@ class OperationMethods:
         threshold: int,
         user_ids: list[str],
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_ROOT_QUORUM"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> ApproveActivityResult:
@@ -2065,7 +2065,7 @@ class OperationMethods:
         user_tag_ids: list[str] | None = None,
         user_phone_number: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_USER"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> InitUserEmailRecoveryResult:
@@ -2084,7 +2084,7 @@ class OperationMethods:
         remove_user_ids: list[str],
         new_user_tag_name: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_USER_TAG"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> UpdateUserTagResult:
@@ -2101,7 +2101,7 @@ class OperationMethods:
         wallet_id: str,
         wallet_name: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_WALLET"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> UpdateWalletResult:
@@ -2121,7 +2121,7 @@ class OperationMethods:
         otp_code: str | None = None,
         public_key: str | None = None,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_VERIFY_OTP", "ACTIVITY_TYPE_VERIFY_OTP_V2"] | None = None,
         timestamp_ms: int | str | None = None,
     ) -> VerifyOtpResult:
@@ -2136,7 +2136,7 @@ class OperationMethods:
         self,
         *,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> WhoamiResult:
         """Who am I? (``/public/v1/query/whoami``)."""
         return cast(
@@ -2149,7 +2149,7 @@ class OperationMethods:
         self,
         *,
         organization_id: str | None = None,
-        caller: Caller | None = None,
+        caller: "Caller | None" = None,
     ) -> WhoamiResult:
         """Who am I? (``/public/v1/query/whoami``)."""
         return cast(

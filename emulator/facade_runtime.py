@@ -15,13 +15,14 @@ Only light modules are imported here: ``import emulator`` stays cheap.
 
 from __future__ import annotations
 
-import difflib
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .codec import camel
-from .schema import Array, Object
+
+if TYPE_CHECKING:  # the schema module loads with the registry, on the first call
+    from .schema import Object
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -78,6 +79,8 @@ def _keywords(
 
 def _hint(key: str, names: frozenset[str]) -> str:
     """``; did you mean `accounts`?`` for the valid name closest to ``key``, if any."""
+    import difflib
+
     by_spelling = {n: n for n in names} | {camel(n).lower(): n for n in names}
     lowered = key.lower()
     close = difflib.get_close_matches(lowered, list(by_spelling), n=1, cutoff=0.6)
@@ -105,6 +108,8 @@ def fill_empty_lists(spec: Object, params: dict[str, Any]) -> None:
     ``EMPTY_BY_DEFAULT`` that ``spec`` requires and the caller left out, at any depth."""
     if not _has_defaults(spec):
         return
+    from .schema import Array, Object
+
     for name, fld in spec.fields.items():
         value = params.get(name)
         if value is None:
@@ -120,6 +125,8 @@ def fill_empty_lists(spec: Object, params: dict[str, Any]) -> None:
 
 
 def _defaults_in(spec: Object) -> bool:
+    from .schema import Array, Object
+
     for name, fld in spec.fields.items():
         inner = fld.spec.items if isinstance(fld.spec, Array) else fld.spec
         if name in EMPTY_BY_DEFAULT and isinstance(fld.spec, Array):
