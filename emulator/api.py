@@ -113,6 +113,7 @@ class Emulator(OperationMethods):
         self._callers: dict[str, ApiKeyPair] = {}
         self._first_org_id: str | None = None
         self._last_timestamp_ms = 0
+        self._stamps: dict[ApiKeyPair, ApiKeyStamp | WebauthnStamp] = {}
 
     # ----- the world --------------------------------------------------------
 
@@ -376,7 +377,7 @@ class Emulator(OperationMethods):
         """Run ``operation`` (its path name or SDK method name) with the given parameters,
         a mapping and keywords, in snake_case or camelCase; unlike the typed methods, keys
         are not checked here (unknown ones are dropped, as on the wire)."""
-        params = {**(parameters or {}), **kwargs}
+        params = {camel(k): v for k, v in {**(parameters or {}), **kwargs}.items()}
         op = operation_named(operation)
         return self._run_operation(
             op.name, params, organization_id, caller, activity_type, timestamp_ms
@@ -396,23 +397,35 @@ class Emulator(OperationMethods):
         engine = _engine()
         op = engine.registry[name]
         org_id = organization_id or self._default_organization_id()
-        key = self._caller_key(org_id, caller)
-        wire = {camel(k): to_wire(v) for k, v in params.items() if v is not None}
+        stamp = self._stamp_of(self._caller_key(org_id, caller))
+        wire = {
+            k: v if type(v) in _SCALARS else to_wire(v) for k, v in params.items() if v is not None
+        }
         if op.kind == engine.activity:
             version = op.version(activity_type) if activity_type else op.default_version
             if version is not None:
                 fill_empty_lists(version.params, wire)
-            return self._submit(op, org_id, key, wire, activity_type, timestamp_ms)
+            return self._submit(engine, op, org_id, stamp, wire, activity_type, timestamp_ms)
         body = {"organizationId": org_id, **wire}
-        stamp = _unsigned_stamp(key)
         request = engine.request(op, body, b"", stamp, check_signature=False)
         return engine.dispatch(self._world, request)
 
+    def _stamp_of(self, key: ApiKeyPair | VirtualAuthenticator) -> ApiKeyStamp | WebauthnStamp:
+        """The facade's stamp for a caller: who they are, with no signature (not checked;
+        a real stamp costs a P-256 signature per call, the wire has them). One per API key."""
+        if not isinstance(key, ApiKeyPair):
+            return _unsigned_stamp(key)
+        stamp = self._stamps.get(key)
+        if stamp is None:
+            stamp = self._stamps[key] = _unsigned_stamp(key)
+        return stamp
+
     def _submit(
         self,
+        engine: _Engine,
         op: Operation,
         org_id: str,
-        key: ApiKeyPair | VirtualAuthenticator,
+        stamp: ApiKeyStamp | WebauthnStamp,
         params: Json,
         activity_type: str | None,
         timestamp_ms: int | str | None,
@@ -424,11 +437,12 @@ class Emulator(OperationMethods):
             "type": activity_type or op.default_type,
         }
         # No HTTP request was signed: the vote records the caller's key and scheme with an
-        # empty signature (a real stamp costs a P-256 signature per call; the wire has them).
-        stamp = _unsigned_stamp(key)
+        # empty signature.
         with self._world.lock:  # the timestamp and the activity it makes are one step
-            raw = json.dumps(body).encode() if timestamp_ms is not None else self._fresh(body)
-            engine = _engine()
+            if timestamp_ms is None:
+                raw = self._fresh(body, engine.fingerprint)
+            else:
+                raw = json.dumps(body).encode()
             request = engine.request(op, body, raw, stamp, check_signature=False)
             response = engine.dispatch(self._world, request)
         activity = response["activity"]
@@ -436,7 +450,7 @@ class Emulator(OperationMethods):
         result = activity["result"].get(version.result_key) if version else None
         return {"activity": activity, **(result or {})}
 
-    def _fresh(self, body: Json) -> bytes:
+    def _fresh(self, body: Json, fingerprint: Callable[[bytes], str]) -> bytes:
         """Give ``body`` a ``timestampMs`` that makes it a new activity, and its bytes.
 
         Facade timestamps follow the clock but never repeat and always increase: under
@@ -456,7 +470,7 @@ class Emulator(OperationMethods):
         while True:
             body["timestampMs"] = str(stamp)
             raw = json.dumps(body).encode()
-            if _engine().fingerprint(raw) not in seen:
+            if fingerprint(raw) not in seen:
                 self._last_timestamp_ms = stamp
                 return raw
             stamp += 1
@@ -545,6 +559,9 @@ def operation_named(name: str) -> Operation:
     if op is None:
         raise AttributeError(f"no operation named {name!r}")
     return op
+
+
+_SCALARS = frozenset({str, int, bool, float})
 
 
 @dataclass(frozen=True)
