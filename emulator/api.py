@@ -77,7 +77,13 @@ class OrganizationHandle:
         return self.api_key.private_key
 
 
-Caller = "OrganizationHandle | ApiKeyPair | VirtualAuthenticator"
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    #: Who a facade call acts as: an organization's root key, a key pair, or a passkey.
+    Caller: TypeAlias = "OrganizationHandle | ApiKeyPair | VirtualAuthenticator"
+else:
+    Caller = "OrganizationHandle | ApiKeyPair | VirtualAuthenticator"
 
 
 class Emulator(OperationMethods):

@@ -17,3 +17,4 @@ emu.sign_raw_payload(
 )
 emu.create_users(users=[{"userNam": "alice"}])  # error: misspelt key of a nested shape
 emu.get_whoami()["user_id"]  # error: no such key in the result
+emu.get_whoami(caller="root")  # error: not a caller
