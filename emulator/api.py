@@ -2,9 +2,11 @@
 
 Every operation of the registry is a method, named as its path names it
 (``emu.create_users``, ``emu.list_users``, ``emu.whoami``) and as the official
-Python SDK names it where that differs (``emu.get_users``, ``emu.get_whoami``).
-Methods take the wire parameters as keyword arguments, in snake_case or
-camelCase, and answer what the SDK answers: for an activity the activity and
+Python SDK names it where that differs (``emu.get_users``, ``emu.get_whoami``):
+real, typed methods generated into ``facade_generated.py`` (``OperationMethods``,
+which ``Emulator`` inherits), all calling ``Emulator._run_operation``. Methods take
+the wire parameters as keyword arguments, in snake_case (or camelCase), strictly
+(``facade_runtime.py``), and answer what the SDK answers: for an activity the activity and
 its result's fields (``{"activity": ..., "userIds": [...]}``), for a query the
 response body. Errors raise ``TurnkeyApiError`` with the same code, HTTP status
 and message as on the wire.
@@ -19,7 +21,6 @@ wire or an SDK record their real stamps.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -31,6 +32,7 @@ from .clock import Clock
 from .codec import camel, to_wire
 from .crypto.api_keys import P256, ApiKeyPair, key_pair_from_entropy, key_pair_from_private
 from .enclave import EnclaveKeys
+from .facade_engine import SCALARS, Engine, is_passkey, load_engine, operation_named, unsigned_stamp
 from .facade_generated import OperationMethods
 from .facade_runtime import fill_empty_lists
 from .ids import IdSource
@@ -400,12 +402,12 @@ class Emulator(OperationMethods):
     ) -> Json:
         """The one path of every facade method: ``params`` (wire names at the top, values
         in either case; ``None`` is left out) as ``caller`` in ``organization_id``."""
-        engine = _engine()
+        engine = load_engine()
         op = engine.registry[name]
         org_id = organization_id or self._default_organization_id()
         stamp = self._stamp_of(self._caller_key(org_id, caller))
         wire = {
-            k: v if type(v) in _SCALARS else to_wire(v) for k, v in params.items() if v is not None
+            k: v if type(v) in SCALARS else to_wire(v) for k, v in params.items() if v is not None
         }
         if op.kind == engine.activity:
             version = op.version(activity_type) if activity_type else op.default_version
@@ -420,15 +422,15 @@ class Emulator(OperationMethods):
         """The facade's stamp for a caller: who they are, with no signature (not checked;
         a real stamp costs a P-256 signature per call, the wire has them). One per API key."""
         if not isinstance(key, ApiKeyPair):
-            return _unsigned_stamp(key)
+            return unsigned_stamp(key)
         stamp = self._stamps.get(key)
         if stamp is None:
-            stamp = self._stamps[key] = _unsigned_stamp(key)
+            stamp = self._stamps[key] = unsigned_stamp(key)
         return stamp
 
     def _submit(
         self,
-        engine: _Engine,
+        engine: Engine,
         op: Operation,
         org_id: str,
         stamp: ApiKeyStamp | WebauthnStamp,
@@ -484,7 +486,7 @@ class Emulator(OperationMethods):
     def _caller_key(self, org_id: str, caller: Caller | None) -> ApiKeyPair | VirtualAuthenticator:
         if isinstance(caller, OrganizationHandle):
             return caller.api_key
-        if isinstance(caller, ApiKeyPair) or (caller is not None and _is_passkey(caller)):
+        if isinstance(caller, ApiKeyPair) or (caller is not None and is_passkey(caller)):
             return caller  # type: ignore[return-value]
         org = self._world.store.organizations.get(org_id)
         while org is not None:
@@ -540,59 +542,3 @@ class Emulator(OperationMethods):
 class EmulatorCheckpoint:
     world: Checkpoint
     facade: dict
-
-
-def _unsigned_stamp(key: ApiKeyPair | VirtualAuthenticator) -> ApiKeyStamp | WebauthnStamp:
-    """The facade's stamp for a caller: who they are, with no signature (not checked)."""
-    engine = _engine()
-    if isinstance(key, ApiKeyPair):
-        return engine.api_key_stamp(key.public_key, "", engine.schemes[key.curve])
-    from .crypto.webauthn import WebauthnStamp
-
-    return WebauthnStamp("", "", key.credential_id_b64, "")
-
-
-def _is_passkey(caller: object) -> bool:
-    from .testing.authenticator import VirtualAuthenticator
-
-    return isinstance(caller, VirtualAuthenticator)
-
-
-def operation_named(name: str) -> Operation:
-    """The operation whose path name or SDK method name is ``name``."""
-    engine = _engine()
-    op = engine.registry.get(name) or engine.by_sdk_method.get(name)
-    if op is None:
-        raise AttributeError(f"no operation named {name!r}")
-    return op
-
-
-_SCALARS = frozenset({str, int, bool, float})
-
-
-@dataclass(frozen=True)
-class _Engine:
-    """What running an operation needs, imported on the first call rather than with the
-    package: ``import emulator`` stays cheap (the registry pulls in every service)."""
-
-    registry: dict[str, Operation]
-    by_sdk_method: dict[str, Operation]
-    activity: str
-    dispatch: Callable[..., Json]
-    request: Callable[..., Any]
-    fingerprint: Callable[[bytes], str]
-    api_key_stamp: Callable[..., ApiKeyStamp]
-    schemes: dict[str, str]
-
-
-@functools.cache
-def _engine() -> _Engine:
-    from .crypto.stamps import DEFAULT_SCHEMES, ApiKeyStamp
-    from .dispatch import Request, dispatch
-    from .ops import ACTIVITY, REGISTRY
-    from .services.activities import fingerprint
-
-    by_sdk = {op.sdk_method: op for op in REGISTRY.values()}
-    return _Engine(
-        REGISTRY, by_sdk, ACTIVITY, dispatch, Request, fingerprint, ApiKeyStamp, DEFAULT_SCHEMES
-    )
