@@ -5,7 +5,8 @@ Most rows divide by one ``cryptography`` P-256 ECDSA/SHA-256 verification of a
 signing rows (``signing.py``) by one raw signature on their curve, the wallet
 rows (``wallets.py``) by a raw derivation of the same accounts, the policy rows
 (``policies.py``) by the same signature by a root user, whom no policy is
-evaluated for, the bundle rows (``auth_bundles.py``) by one raw HPKE seal. Ratios compare
+evaluated for, the bundle rows (``auth_bundles.py``) by one raw HPKE seal, the import rows
+(``imports.py``) by ``python -c pass``. Ratios compare
 across machines better than microseconds do. ``memory.py`` counts the heap
 held per private key. ``toolkit.py`` measures the test-double toolkit
 (per-test checkpoint/rollback, pytest sessions, snapshots and documents, the
@@ -35,6 +36,7 @@ from typing import Any
 
 import auth_bundles
 import cryptography
+import imports
 import memory
 import policies
 import signing
@@ -234,6 +236,7 @@ def run(quick: bool, progress: Callable[[str], None]) -> dict[str, Any]:
     memory_s = time.perf_counter() - memory_started
     toolkit_bench = toolkit.ToolkitBench(quick)
     toolkit_bench.run(progress)
+    import_results = imports.run(quick, progress)
     progress("official SDK import (once)")
     sdk_import_s = import_sdk()
     progress("official SDK, in-process")
@@ -268,6 +271,7 @@ def run(quick: bool, progress: Callable[[str], None]) -> dict[str, Any]:
         + policy_results
         + bundle_results
         + toolkit_bench.results(floor_us)
+        + import_results
     )
     for result in results:
         result.verify = floor_us

@@ -148,7 +148,8 @@ def turnkey_org(_turnkey: _TestEmulator) -> OrganizationHandle:
 def turnkey_client(turnkey_emulator: Emulator, turnkey_org: OrganizationHandle) -> Iterator[Any]:
     """The official SDK's ``TurnkeyClient`` for ``turnkey_org``, answered in-process."""
     pytest.importorskip(
-        "turnkey_http", reason="turnkey_client needs the official SDK: pip install turnkey-http"
+        "turnkey_http",
+        reason="turnkey_client needs the official SDK: pip install 'turnkey-emulator[sdk]'",
     )
     with turnkey_emulator.intercept():
         yield turnkey_emulator.client(turnkey_org)

@@ -7,7 +7,10 @@ same ``v1WalletAccountParams`` for tests and fixtures.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from .facade_generated import WalletAccountParams
 
 _SECP256K1 = "CURVE_SECP256K1"
 _ED25519 = "CURVE_ED25519"
@@ -38,15 +41,16 @@ for _network, _coin in (("MAINNET", "0'"), ("TESTNET", "1'"), ("SIGNET", "1'"), 
         )
 
 
-def account_spec(address_format: str, index: int = 0) -> dict[str, Any]:
+def account_spec(address_format: str, index: int = 0) -> WalletAccountParams:
     """The ``v1WalletAccountParams`` the SDKs send for ``address_format`` at account ``index``."""
     try:
         curve, template = DEFAULT_PATHS[address_format]
     except KeyError:
         raise ValueError(f"no default path for {address_format}") from None
-    return {
+    spec = {
         "curve": curve,
         "pathFormat": "PATH_FORMAT_BIP32",
         "path": template.format(i=index),
         "addressFormat": address_format,
     }
+    return cast("WalletAccountParams", spec)

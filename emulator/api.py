@@ -2,9 +2,11 @@
 
 Every operation of the registry is a method, named as its path names it
 (``emu.create_users``, ``emu.list_users``, ``emu.whoami``) and as the official
-Python SDK names it where that differs (``emu.get_users``, ``emu.get_whoami``).
-Methods take the wire parameters as keyword arguments, in snake_case or
-camelCase, and answer what the SDK answers: for an activity the activity and
+Python SDK names it where that differs (``emu.get_users``, ``emu.get_whoami``):
+real, typed methods generated into ``facade_generated.py`` (``OperationMethods``,
+which ``Emulator`` inherits), all calling ``Emulator._run_operation``. Methods take
+the wire parameters as keyword arguments, in snake_case (or camelCase), strictly
+(``facade_runtime.py``), and answer what the SDK answers: for an activity the activity and
 its result's fields (``{"activity": ..., "userIds": [...]}``), for a query the
 response body. Errors raise ``TurnkeyApiError`` with the same code, HTTP status
 and message as on the wire.
@@ -24,29 +26,31 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .clock import Clock
-from .codec import to_wire
+from .codec import camel, to_wire
 from .crypto.api_keys import P256, ApiKeyPair, key_pair_from_entropy, key_pair_from_private
-from .crypto.stamps import DEFAULT_SCHEMES, ApiKeyStamp
-from .crypto.webauthn import WebauthnStamp
-from .dispatch import Request, dispatch
 from .enclave import EnclaveKeys
+from .facade_engine import SCALARS, Engine, is_passkey, load_engine, operation_named, unsigned_stamp
+from .facade_generated import OperationMethods
+from .facade_runtime import fill_empty_lists
 from .ids import IdSource
-from .ops import ACTIVITY, REGISTRY, Operation
-from .services.organizations import bootstrap_organization
-from .state import document, seedfile, snapshot
-from .state.seedfile import SeedResult
-from .state.snapshot import Snapshot
 from .store import Store
-from .testing.authenticator import VirtualAuthenticator
-from .testing.backdoor import Backdoor
 from .testing.calls import CallLog
 from .testing.faults import Faults
 from .testing.oidc import EmulatorOidc
 from .testing.outbox import Outbox
 from .world import DEFAULT_TIMESTAMP_WINDOW_S, Checkpoint, Settings, World
+
+if TYPE_CHECKING:  # the engine, passkeys and state files load on first use (import time)
+    from .crypto.stamps import ApiKeyStamp
+    from .crypto.webauthn import WebauthnStamp
+    from .ops import Operation
+    from .state.seedfile import SeedResult
+    from .state.snapshot import Snapshot
+    from .testing.authenticator import VirtualAuthenticator
+    from .testing.backdoor import Backdoor
 
 Json = dict[str, Any]
 
@@ -75,15 +79,25 @@ class OrganizationHandle:
         return self.api_key.private_key
 
 
-Caller = OrganizationHandle | ApiKeyPair | VirtualAuthenticator
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    #: Who a facade call acts as: an organization's root key, a key pair, or a passkey.
+    Caller: TypeAlias = "OrganizationHandle | ApiKeyPair | VirtualAuthenticator"
+else:
+    Caller = "OrganizationHandle | ApiKeyPair | VirtualAuthenticator"
 
 
-class Emulator:
+class Emulator(OperationMethods):
     """One emulated world with its own state, clock and ids.
 
     ``seed`` makes ids and generated keys the same on every run;
     ``timestamp_window_s`` bounds how far an activity's ``timestampMs`` may be
     from the emulator's clock (``None`` disables the check).
+
+    Thread-safe: every request runs under the world's lock, and each facade
+    activity call is its own activity (its ``timestampMs`` is unique and
+    increasing, see ``_fresh``), from any number of threads.
     """
 
     def __init__(
@@ -107,6 +121,7 @@ class Emulator:
         self._callers: dict[str, ApiKeyPair] = {}
         self._first_org_id: str | None = None
         self._last_timestamp_ms = 0
+        self._stamps: dict[ApiKeyPair, ApiKeyStamp | WebauthnStamp] = {}
 
     # ----- the world --------------------------------------------------------
 
@@ -138,6 +153,8 @@ class Emulator:
     @property
     def backdoor(self) -> Backdoor:
         """Test-only seams (known keys in, secrets out); NOT part of Turnkey's API."""
+        from .testing.backdoor import Backdoor
+
         return Backdoor(self)
 
     @property
@@ -185,6 +202,8 @@ class Emulator:
             and parent_organization_id not in self._world.store.organizations
         ):
             raise ValueError(f"no organization {parent_organization_id} to be the parent")
+        from .services.organizations import bootstrap_organization
+
         with self._world.lock:
             made = bootstrap_organization(
                 self._world,
@@ -236,9 +255,13 @@ class Emulator:
     def snapshot(self) -> Snapshot:
         """An independent copy of the whole state; ``restore`` it in any order, any number
         of times. Costs a deep copy; for per-test isolation, ``checkpoint`` is cheaper."""
+        from .state import snapshot
+
         return snapshot.take(self._world, self._facade_state())
 
     def restore(self, saved: Snapshot) -> None:
+        from .state import snapshot
+
         self._set_facade_state(snapshot.put_back(self._world, saved))
 
     def reset(self) -> None:
@@ -270,17 +293,23 @@ class Emulator:
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the whole state to ``path`` as a versioned JSON document (``to_document``),
         readable by its owner only (mode 0o600): it CONTAINS SECRETS."""
+        from .state import document
+
         document.write(path, self.to_document())
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], **emulator_kwargs: Any) -> Emulator:
         """A new emulator in the state ``save`` wrote to ``path`` (see ``from_document``)."""
+        from .state import document
+
         return cls.from_document(document.read(path), **emulator_kwargs)
 
     def to_document(self) -> Json:
         """The whole state as a versioned, JSON-ready document: organizations and everything
         in them, the vault, ids, clock, settings and the root API keys. It CONTAINS SECRETS
         (mnemonics, private keys, API private keys); see ``emulator/state/document.py``."""
+        from .state import document
+
         with self._world.lock:
             facade = {
                 **self._facade_state(),
@@ -302,6 +331,8 @@ class Emulator:
         """
         if "seed" in emulator_kwargs:
             raise TypeError("from_document() takes no seed: the document carries its id stream")
+        from .state import document
+
         loaded = document.load(doc)
         kwargs = dict(emulator_kwargs)
         if "settings" not in kwargs:
@@ -321,7 +352,14 @@ class Emulator:
         """Create what a declarative seed file (JSON, or YAML with PyYAML) or mapping names,
         through this facade, all or nothing; answer its names' ids and addresses
         (``result.organizations["Acme"].wallets["hot"].addresses``). See
-        ``emulator/state/seedfile.py`` for the format."""
+        ``emulator/state/seedfile.py`` for the format. A name without a path finds one of
+        the examples shipped in ``emulator/seeds/`` (``emu.seed("basic")``)."""
+        if isinstance(path_or_mapping, str | os.PathLike):
+            from .seeds import locate
+
+            path_or_mapping = locate(path_or_mapping)
+        from .state import seedfile
+
         return seedfile.apply(self, path_or_mapping)
 
     def _facade_state(self) -> dict:
@@ -344,22 +382,58 @@ class Emulator:
         timestamp_ms: int | str | None = None,
         **kwargs: Any,
     ) -> Json:
-        """Run ``operation`` (its path name or SDK method name) with the given parameters."""
+        """Run ``operation`` (its path name or SDK method name) with the given parameters,
+        a mapping and keywords, in snake_case or camelCase; unlike the typed methods, keys
+        are not checked here (unknown ones are dropped, as on the wire)."""
+        params = {camel(k): v for k, v in {**(parameters or {}), **kwargs}.items()}
         op = operation_named(operation)
+        return self._run_operation(
+            op.name, params, organization_id, caller, activity_type, timestamp_ms
+        )
+
+    def _run_operation(
+        self,
+        name: str,
+        params: Json,
+        organization_id: str | None,
+        caller: Caller | None,
+        activity_type: str | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> Json:
+        """The one path of every facade method: ``params`` (wire names at the top, values
+        in either case; ``None`` is left out) as ``caller`` in ``organization_id``."""
+        engine = load_engine()
+        op = engine.registry[name]
         org_id = organization_id or self._default_organization_id()
-        key = self._caller_key(org_id, caller)
-        params = to_wire({**(parameters or {}), **kwargs})
-        if op.kind == ACTIVITY:
-            return self._submit(op, org_id, key, params, activity_type, timestamp_ms)
-        body = {"organizationId": org_id, **params}
-        stamp = _unsigned_stamp(key)
-        return dispatch(self._world, Request(op, body, b"", stamp, check_signature=False))
+        stamp = self._stamp_of(self._caller_key(org_id, caller))
+        wire = {
+            k: v if type(v) in SCALARS else to_wire(v) for k, v in params.items() if v is not None
+        }
+        if op.kind == engine.activity:
+            version = op.version(activity_type) if activity_type else op.default_version
+            if version is not None:
+                fill_empty_lists(version.params, wire)
+            return self._submit(engine, op, org_id, stamp, wire, activity_type, timestamp_ms)
+        body = {"organizationId": org_id, **wire}
+        request = engine.request(op, body, b"", stamp, check_signature=False)
+        return engine.dispatch(self._world, request)
+
+    def _stamp_of(self, key: ApiKeyPair | VirtualAuthenticator) -> ApiKeyStamp | WebauthnStamp:
+        """The facade's stamp for a caller: who they are, with no signature (not checked;
+        a real stamp costs a P-256 signature per call, the wire has them). One per API key."""
+        if not isinstance(key, ApiKeyPair):
+            return unsigned_stamp(key)
+        stamp = self._stamps.get(key)
+        if stamp is None:
+            stamp = self._stamps[key] = unsigned_stamp(key)
+        return stamp
 
     def _submit(
         self,
+        engine: Engine,
         op: Operation,
         org_id: str,
-        key: ApiKeyPair | VirtualAuthenticator,
+        stamp: ApiKeyStamp | WebauthnStamp,
         params: Json,
         activity_type: str | None,
         timestamp_ms: int | str | None,
@@ -367,34 +441,53 @@ class Emulator:
         body = {
             "parameters": params,
             "organizationId": org_id,
-            "timestampMs": str(
-                timestamp_ms if timestamp_ms is not None else self._next_timestamp_ms()
-            ),
+            "timestampMs": None if timestamp_ms is None else str(timestamp_ms),
             "type": activity_type or op.default_type,
         }
-        raw = json.dumps(body).encode()
         # No HTTP request was signed: the vote records the caller's key and scheme with an
-        # empty signature (a real stamp costs a P-256 signature per call; the wire has them).
-        stamp = _unsigned_stamp(key)
-        response = dispatch(self._world, Request(op, body, raw, stamp, check_signature=False))
+        # empty signature.
+        with self._world.lock:  # the timestamp and the activity it makes are one step
+            if timestamp_ms is None:
+                raw = self._fresh(body, engine.fingerprint)
+            else:
+                raw = json.dumps(body).encode()
+            request = engine.request(op, body, raw, stamp, check_signature=False)
+            response = engine.dispatch(self._world, request)
         activity = response["activity"]
         version = op.version(activity["type"])
         result = activity["result"].get(version.result_key) if version else None
         return {"activity": activity, **(result or {})}
 
-    def _next_timestamp_ms(self) -> int:
-        """The clock's milliseconds, but never the same twice: two facade calls are two
-        activities even within one millisecond (pass ``timestamp_ms=`` to resubmit)."""
-        now_ms, last = self.clock.now_ms(), self._last_timestamp_ms
-        # A clock set back (a rollback, a frozen clock moved) starts again from the clock.
-        self._last_timestamp_ms = last + 1 if 0 <= last - now_ms < 1000 else now_ms
-        return self._last_timestamp_ms
+    def _fresh(self, body: Json, fingerprint: Callable[[bytes], str]) -> bytes:
+        """Give ``body`` a ``timestampMs`` that makes it a new activity, and its bytes.
+
+        Facade timestamps follow the clock but never repeat and always increase: under
+        the world lock, each is past the last one, even with the clock frozen, set back or
+        outrun by a storm of calls. Only when that would leave the liveness window (the
+        clock set back farther than ``timestamp_window_s``) does the numbering start again
+        from the clock, skipping any timestamp that would give a body already seen. Pass
+        ``timestamp_ms=`` to resubmit on purpose.
+        """
+        world = self._world
+        now_ms = world.clock.now_ms()
+        stamp = max(now_ms, self._last_timestamp_ms + 1)
+        window_s = world.settings.timestamp_window_s
+        if window_s is not None and stamp - now_ms > window_s * 1000:
+            stamp = now_ms
+        seen = world.store.activities_by_fingerprint
+        while True:
+            body["timestampMs"] = str(stamp)
+            raw = json.dumps(body).encode()
+            if fingerprint(raw) not in seen:
+                self._last_timestamp_ms = stamp
+                return raw
+            stamp += 1
 
     def _caller_key(self, org_id: str, caller: Caller | None) -> ApiKeyPair | VirtualAuthenticator:
         if isinstance(caller, OrganizationHandle):
             return caller.api_key
-        if isinstance(caller, ApiKeyPair | VirtualAuthenticator):
-            return caller
+        if isinstance(caller, ApiKeyPair) or (caller is not None and is_passkey(caller)):
+            return caller  # type: ignore[return-value]
         org = self._world.store.organizations.get(org_id)
         while org is not None:
             if org.organization_id in self._callers:
@@ -432,13 +525,20 @@ class Emulator:
             yield self
 
     def client(self, org: OrganizationHandle, base_url: str = EMULATOR_BASE_URL) -> Any:
-        """An official-SDK ``TurnkeyClient`` for ``org`` (needs ``turnkey_http``).
+        """An official-SDK ``TurnkeyClient`` for ``org`` (needs the ``sdk`` extra).
 
         Its requests reach this emulator while ``intercept()`` is active, or a
         server when ``base_url`` is that server's URL.
         """
-        from turnkey_api_key_stamper import ApiKeyStamper, ApiKeyStamperConfig
-        from turnkey_http import TurnkeyClient
+        try:
+            from turnkey_api_key_stamper import ApiKeyStamper, ApiKeyStamperConfig
+            from turnkey_http import TurnkeyClient
+        except ImportError as missing:
+            raise ModuleNotFoundError(
+                f"emu.client() needs the official Python SDK ({missing.name} is not installed):"
+                " pip install 'turnkey-emulator[sdk]' (turnkey-http and turnkey-api-key-stamper)",
+                name=missing.name,
+            ) from missing
 
         stamper = ApiKeyStamper(ApiKeyStamperConfig(org.api_public_key, org.api_private_key))
         return TurnkeyClient(
@@ -450,43 +550,3 @@ class Emulator:
 class EmulatorCheckpoint:
     world: Checkpoint
     facade: dict
-
-
-def _unsigned_stamp(key: ApiKeyPair | VirtualAuthenticator) -> ApiKeyStamp | WebauthnStamp:
-    """The facade's stamp for a caller: who they are, with no signature (not checked)."""
-    if isinstance(key, VirtualAuthenticator):
-        return WebauthnStamp("", "", key.credential_id_b64, "")
-    return ApiKeyStamp(key.public_key, "", DEFAULT_SCHEMES[key.curve])
-
-
-def operation_named(name: str) -> Operation:
-    """The operation whose path name or SDK method name is ``name``."""
-    op = REGISTRY.get(name) or _BY_SDK_METHOD.get(name)
-    if op is None:
-        raise AttributeError(f"no operation named {name!r}")
-    return op
-
-
-_BY_SDK_METHOD = {op.sdk_method: op for op in REGISTRY.values()}
-
-
-def _facade_method(op: Operation, name: str) -> Callable[..., Json]:
-    def method(self: Emulator, parameters: Json | None = None, **kwargs: Any) -> Json:
-        return self.call(op.name, parameters, **kwargs)
-
-    method.__name__ = name
-    method.__qualname__ = f"Emulator.{name}"
-    method.__doc__ = f"{op.summary} (``{op.path}``); keyword arguments are its parameters."
-    return method
-
-
-def facade_method_names(op: Operation) -> tuple[str, ...]:
-    """The facade methods of ``op``: its path name, and its SDK name if different."""
-    return tuple(dict.fromkeys((op.name, op.sdk_method)))
-
-
-for _op in REGISTRY.values():
-    for _name in facade_method_names(_op):
-        if hasattr(Emulator, _name):
-            raise TypeError(f"facade method {_name} clashes with an Emulator attribute")
-        setattr(Emulator, _name, _facade_method(_op, _name))

@@ -34,7 +34,10 @@ from .state.persistence import StateFile
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m emulator", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m emulator" if sys.argv[0].endswith("__main__.py") else None,
+        description=__doc__,
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="serve the API over HTTP (in memory)")
     serve.add_argument("--host", default="127.0.0.1")

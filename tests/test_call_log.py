@@ -121,7 +121,7 @@ def test_an_unknown_key_is_recorded_without_a_caller(emu, calls, turnkey_org):
 
 def test_an_error_after_authentication_names_the_caller(emu, calls, turnkey_org):
     with pytest.raises(TurnkeyApiError):
-        emu.create_users(users=[{"userName": "no lists"}])
+        emu.create_users(users=[])  # at least one user
     (call,) = calls
     assert (call.user_id, call.api_public_key) == (turnkey_org.user_id, turnkey_org.api_public_key)
     assert (call.http_status, call.error_code, call.turnkey_error_code) == (

@@ -88,7 +88,7 @@ def test_email_auth_from_the_parent(emu, turnkey_org):
     }
     params = {"email": ALICE, "targetPublicKey": target().public_key}
     params["emailCustomization"] = customization
-    made = emu.email_auth(params, organization_id=sub_id)
+    made = emu.call("email_auth", params, organization_id=sub_id)
 
     activity = made.pop("activity")
     key_id = made["apiKeyId"]
@@ -182,7 +182,7 @@ def test_the_mailed_key_stamps_requests_until_it_expires(emu, wire):
 def test_older_versions(emu, version):
     sub_id, alice_id, _ = sub_org(emu)
     params = {"email": ALICE, "targetPublicKey": target().public_key}  # no customization
-    made = emu.email_auth(params, organization_id=sub_id, activity_type=version)
+    made = emu.call("email_auth", params, organization_id=sub_id, activity_type=version)
     activity = made["activity"]
     assert activity["type"] == version
     result = {"userId": alice_id, "apiKeyId": made["apiKeyId"]}
@@ -325,7 +325,8 @@ def test_the_sub_organization_itself_may_not(emu):
     sub_id, _, alice_key = sub_org(emu)
     error = fails(
         emu,
-        emu.email_auth,
+        emu.call,
+        "email_auth",
         email=ALICE,
         targetPublicKey=target().public_key,
         emailCustomization=APP,
@@ -356,19 +357,19 @@ def test_a_top_level_organization_needs_the_feature(emu, turnkey_org):
     )["userIds"]
     params = {"email": "bob@acme.test", "targetPublicKey": target().public_key}
     params["emailCustomization"] = APP
-    error = fails(emu, emu.email_auth, params)
+    error = fails(emu, emu.call, "email_auth", params)
     org_id = turnkey_org.organization_id
     assert error_of(error) == (400, 3, messages.email_auth_disabled(org_id), "")
     assert emu.outbox.messages == []
     emu.set_organization_feature(name="FEATURE_NAME_EMAIL_AUTH", value="")
-    assert emu.email_auth(params)["userId"] == bob_id
+    assert emu.call("email_auth", params)["userId"] == bob_id
     assert emu.outbox.last().organization_id == org_id
 
 
 def test_a_sub_organization_without_the_feature(emu):
     sub_id, _, _ = sub_org(emu, disableEmailAuth=True)
     params = {"email": ALICE, "targetPublicKey": target().public_key, "emailCustomization": APP}
-    error = fails(emu, emu.email_auth, params, organization_id=sub_id)
+    error = fails(emu, emu.call, "email_auth", params, organization_id=sub_id)
     assert error_of(error) == (400, 3, messages.email_auth_disabled(sub_id), "")
     # and once its root quorum removes it from a sub-organization that had it
     other_id, _, other_key = sub_org(emu, email="carol@acme.test")
@@ -376,7 +377,7 @@ def test_a_sub_organization_without_the_feature(emu):
         name="FEATURE_NAME_EMAIL_AUTH", organization_id=other_id, caller=other_key
     )
     params["email"] = "carol@acme.test"
-    error = fails(emu, emu.email_auth, params, organization_id=other_id)
+    error = fails(emu, emu.call, "email_auth", params, organization_id=other_id)
     assert error_of(error) == (400, 3, messages.email_auth_disabled(other_id), "")
     assert emu.outbox.messages == []
 
@@ -385,7 +386,7 @@ def test_the_parent_policies_judge_it(emu, turnkey_org):
     sub_id, alice_id, _ = sub_org(emu)
     backend_id, backend_key = add_user(emu, "backend")
     params = {"email": ALICE, "targetPublicKey": target().public_key, "emailCustomization": APP}
-    error = fails(emu, emu.email_auth, params, organization_id=sub_id, caller=backend_key)
+    error = fails(emu, emu.call, "email_auth", params, organization_id=sub_id, caller=backend_key)
     assert error_of(error) == (403, 7, messages.IMPLICIT_DENY, "")
     # the docs' policy for an API user that initiates email auth, in the parent
     emu.create_policy(
@@ -395,7 +396,7 @@ def test_the_parent_policies_judge_it(emu, turnkey_org):
         condition="activity.resource == 'AUTH' && activity.action == 'CREATE'",
         notes="",
     )
-    made = emu.email_auth(params, organization_id=sub_id, caller=backend_key)
+    made = emu.call("email_auth", params, organization_id=sub_id, caller=backend_key)
     assert made["userId"] == alice_id
     assert made["activity"]["votes"][0]["userId"] == backend_id
 
@@ -404,7 +405,7 @@ def test_an_unrelated_organization_is_unknown_there(emu):
     sub_id, _, _ = sub_org(emu)
     stranger = emu.create_organization("Stranger")
     params = {"email": ALICE, "targetPublicKey": target().public_key, "emailCustomization": APP}
-    error = fails(emu, emu.email_auth, params, organization_id=sub_id, caller=stranger)
+    error = fails(emu, emu.call, "email_auth", params, organization_id=sub_id, caller=stranger)
     assert error_of(error) == (
         401,
         16,
@@ -418,11 +419,11 @@ def test_other_auth_activities_from_the_parent_are_an_organization_mismatch(emu,
     sub_id, _, _ = sub_org(emu)
     mismatch = messages.organization_mismatch(sub_id, turnkey_org.organization_id)
     for call, params in [
-        (emu.create_read_write_session, {"targetPublicKey": target().public_key}),
-        (emu.create_read_only_session, {}),
-        (emu.stamp_login, {"publicKey": target().compressed_public_key}),
+        ("create_read_write_session", {"targetPublicKey": target().public_key}),
+        ("create_read_only_session", {}),
+        ("stamp_login", {"publicKey": target().compressed_public_key}),
     ]:
-        error = fails(emu, call, params, organization_id=sub_id)
+        error = fails(emu, emu.call, call, params, organization_id=sub_id)
         assert error_of(error) == (400, 3, mismatch, "ORGANIZATION_MISMATCH")
 
 
@@ -431,7 +432,7 @@ def test_other_auth_activities_from_the_parent_are_an_organization_mismatch(emu,
 
 def failed_email_auth(emu, sub_id, **params):
     base = {"email": ALICE, "targetPublicKey": target().public_key, "emailCustomization": APP}
-    error = fails(emu, emu.email_auth, {**base, **params}, organization_id=sub_id)
+    error = fails(emu, emu.call, "email_auth", {**base, **params}, organization_id=sub_id)
     assert emu.outbox.messages == []
     return error
 
@@ -484,17 +485,20 @@ def test_bad_customization(emu):
 def test_v3_requires_the_app_name(emu):
     sub_id, _, _ = sub_org(emu)
     base = {"email": ALICE, "targetPublicKey": target().public_key}
-    error = fails(emu, emu.email_auth, base, organization_id=sub_id)
+    error = fails(emu, emu.call, "email_auth", base, organization_id=sub_id)
     assert violations(error) == [
         {"field": "emailCustomization", "description": "This field is required."}
     ]
-    error = fails(emu, emu.email_auth, {**base, "emailCustomization": {}}, organization_id=sub_id)
+    error = fails(
+        emu, emu.call, "email_auth", {**base, "emailCustomization": {}}, organization_id=sub_id
+    )
     assert violations(error) == [
         {"field": "emailCustomization.appName", "description": "This field is required."}
     ]
     error = fails(
         emu,
-        emu.email_auth,
+        emu.call,
+        "email_auth",
         {**base, "email": "not-an-email", "emailCustomization": APP},
         organization_id=sub_id,
     )
@@ -507,9 +511,11 @@ def test_v3_requires_the_app_name(emu):
 def test_a_failed_activity_sends_nothing_even_after_a_sent_one(emu):
     sub_id, _, _ = sub_org(emu)
     params = {"email": ALICE, "targetPublicKey": target().public_key, "emailCustomization": APP}
-    emu.email_auth(params, organization_id=sub_id)
+    emu.call("email_auth", params, organization_id=sub_id)
     (sent,) = emu.outbox.messages
-    error = fails(emu, emu.email_auth, {**params, "expirationSeconds": "0"}, organization_id=sub_id)
+    error = fails(
+        emu, emu.call, "email_auth", {**params, "expirationSeconds": "0"}, organization_id=sub_id
+    )
     assert error.status == 400
     assert emu.outbox.messages == [sent]
 

@@ -200,7 +200,7 @@ def test_a_request_that_fails_a_check_gets_its_real_error_and_keeps_the_rule(
 ):
     faults.fail_next(status=503)
     unknown = injected(emu, emu.get_whoami, organization_id=NIL_UUID, caller=turnkey_org)
-    invalid = injected(emu, emu.create_users, users=[{"userName": "no lists"}])
+    invalid = injected(emu, emu.create_users, users=[])
     assert (unknown.status, invalid.status) == (404, 400)
     assert len(faults.pending()) == 1
     assert injected(emu, emu.get_whoami).status == 503

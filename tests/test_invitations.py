@@ -45,7 +45,7 @@ def test_create_invitations(emu, turnkey_org):
             ),
         ]
     }
-    made = emu.create_invitations(params)
+    made = emu.call("create_invitations", params)
     carol, dave = made["invitationIds"]
     activity = made["activity"]
     assert (activity["type"], activity["status"]) == ("ACTIVITY_TYPE_CREATE_INVITATIONS", COMPLETED)

@@ -35,7 +35,7 @@ def add_user(emu, name: str = "bob"):
 def test_update_root_quorum(emu, turnkey_org):
     bob, bob_key = add_user(emu)
     params = {"threshold": 1, "userIds": [turnkey_org.user_id, bob, bob]}
-    made = emu.update_root_quorum(params)
+    made = emu.call("update_root_quorum", params)
     activity = made["activity"]
     assert (activity["type"], activity["status"]) == ("ACTIVITY_TYPE_UPDATE_ROOT_QUORUM", COMPLETED)
     assert activity["intent"] == {"updateRootQuorumIntent": params}
@@ -81,7 +81,7 @@ def test_update_root_quorum_checks_its_users(emu, turnkey_org):
     )
     error = fails(emu, emu.update_root_quorum, threshold=1, user_ids=[])
     assert error.message.endswith("threshold=1 users=0")
-    error = fails(emu, emu.update_root_quorum, user_ids=["nope"])
+    error = fails(emu, emu.call, "update_root_quorum", user_ids=["nope"])
     assert violations(error) == [
         {"field": "threshold", "description": "This field is required."},
         {"field": "userIds.0", "description": "This field must be a valid UUID."},
@@ -144,7 +144,7 @@ def test_feature_names_are_checked(emu):
         "This field must be one of FEATURE_NAME_ROOT_USER_EMAIL_RECOVERY, "
     )
     # the value may be empty, but not absent (the SDK's model requires it)
-    error = fails(emu, emu.set_organization_feature, name=EMAIL_AUTH)
+    error = fails(emu, emu.call, "set_organization_feature", name=EMAIL_AUTH)
     assert violations(error) == [{"field": "value", "description": "This field is required."}]
     error = fails(emu, emu.set_organization_feature, name=EMAIL_AUTH, value=7)
     assert violations(error) == [{"field": "value", "description": "This field must be a string."}]

@@ -73,7 +73,7 @@ def fails_counting_attempt(emu, otp: Otp, call, *args, **kwargs):
 
 def test_init_otp_auth_sends_the_code_by_email(emu, turnkey_org):
     params = {"otpType": "OTP_TYPE_EMAIL", "contact": EMAIL, "appName": "Acme"}
-    made = emu.init_otp_auth(params)
+    made = emu.call("init_otp_auth", params)
     otp_id, activity = made["otpId"], made["activity"]
     assert (activity["type"], activity["status"]) == ("ACTIVITY_TYPE_INIT_OTP_AUTH_V3", COMPLETED)
     assert activity["intent"] == {"initOtpAuthIntentV3": params}

@@ -109,7 +109,7 @@ def b64url(segment: str) -> bytes:
 
 def test_init_otp_answers_a_target_signed_by_the_tls_fetcher(emu, turnkey_org):
     params = {"otpType": "OTP_TYPE_EMAIL", "contact": EMAIL, "appName": "Acme"}
-    made = emu.init_otp(params)
+    made = emu.call("init_otp", params)
     activity = made["activity"]
     assert (activity["type"], activity["status"]) == ("ACTIVITY_TYPE_INIT_OTP_V3", COMPLETED)
     assert activity["intent"] == {"initOtpIntentV3": params}

@@ -115,7 +115,7 @@ def test_create_policies_is_all_or_nothing(turnkey_emulator: Emulator) -> None:
 
 def test_required_fields_are_field_violations(turnkey_emulator: Emulator) -> None:
     emu = turnkey_emulator
-    error = fails(emu, emu.create_policy, policyName="x", effect="EFFECT_MAYBE")
+    error = fails(emu, emu.call, "create_policy", policyName="x", effect="EFFECT_MAYBE")
     assert [v["field"] for v in violations(error)] == ["effect", "notes"]
     # Notes are free text: empty is fine.
     assert emu.create_policy(policyName="x", effect="EFFECT_DENY", notes="")["policyId"]

@@ -426,9 +426,9 @@ def test_example_sub_organization_creation_by_an_api_user(turnkey_emulator, alic
         "rootQuorumThreshold": 1,
     }
     sub_org["rootUsers"][0].pop("userTags")
-    assert fails(emu, emu.create_sub_organization, sub_org, caller=key).message == IMPLICIT
+    assert fails(emu, emu.call, "create_sub_organization", sub_org, caller=key).message == IMPLICIT
     allow(emu, condition="activity.resource == 'ORGANIZATION' && activity.action == 'CREATE'")
-    made = emu.create_sub_organization(sub_org, caller=key)
+    made = emu.call("create_sub_organization", sub_org, caller=key)
     assert status(made) == "ACTIVITY_STATUS_COMPLETED"
     assert made["activity"]["organizationId"] == emu.organization().organization_id
 

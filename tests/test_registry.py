@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from emulator import Emulator
-from emulator.api import facade_method_names
+from emulator.facade_runtime import facade_method_names
 from emulator.ops import ACTIVITY, QUERY, REGISTRY, find_by_path
 from emulator.ops.table import operations_table
 from emulator.schema import Array, Object

@@ -20,7 +20,7 @@ from emulator.state.seedplan import parse
 
 from .helpers import encode, stamped_headers, state_digest
 
-SEEDS = Path(__file__).parent.parent / "fixtures" / "seeds"
+SEEDS = Path(__file__).parent.parent / "emulator" / "seeds"
 ABANDON = "abandon " * 11 + "about"
 ABANDON_ETH = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94"
 ABANDON_SOL = "HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk"

@@ -113,7 +113,7 @@ def verify_independently(token: str, notarizer_public_key: str) -> dict:
 
 def test_read_write_session_for_the_caller(emu, wire, turnkey_org):
     params = {"targetPublicKey": target().public_key}
-    made = emu.create_read_write_session(params)
+    made = emu.call("create_read_write_session", params)
     activity = made.pop("activity")
     bundle, key_id = made["credentialBundle"], made["apiKeyId"]
     assert made == {
@@ -150,8 +150,8 @@ def test_read_write_session_v1_by_email(emu, turnkey_org):
         "apiKeyName": "bob's session",
         "expirationSeconds": "120",
     }
-    made = emu.create_read_write_session(
-        params, activity_type="ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION"
+    made = emu.call(
+        "create_read_write_session", params, activity_type="ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION"
     )
     activity = made.pop("activity")
     assert activity["intent"] == {"createReadWriteSessionIntent": params}
@@ -162,7 +162,8 @@ def test_read_write_session_v1_by_email(emu, turnkey_org):
     assert keys_of(emu, user_id)[-1]["credential"]["publicKey"] == key.public_key
     error = fails(
         emu,
-        emu.create_read_write_session,
+        emu.call,
+        "create_read_write_session",
         {**params, "email": "nobody@acme.test"},
         activity_type="ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION",
     )
@@ -302,7 +303,7 @@ def test_read_only_session_token_follows_the_seed():
 def test_stamp_login(emu, wire, turnkey_org):
     client = target(5)
     params = {"publicKey": client.compressed_public_key}
-    made = emu.stamp_login(params)
+    made = emu.call("stamp_login", params)
     activity, session = made["activity"], made["session"]
     assert set(made) == {"activity", "session"}
     assert (activity["type"], activity["status"]) == ("ACTIVITY_TYPE_STAMP_LOGIN", COMPLETED)

@@ -20,7 +20,7 @@ from emulator.world import Settings
 
 from .helpers import api_key_params, encode, new_key, stamped_headers, state_digest, user_params
 
-SEEDS = Path(__file__).parent.parent / "fixtures" / "seeds"
+SEEDS = Path(__file__).parent.parent / "emulator" / "seeds"
 ABANDON = "abandon " * 11 + "about"
 ABANDON_ETH = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94"
 ETH = account_spec("ADDRESS_FORMAT_ETHEREUM")

@@ -86,7 +86,7 @@ def test_create_sub_organization_v7(emu, turnkey_org):
         "rootQuorumThreshold": 1,
         "wallet": {"walletName": "main", "accounts": [account_spec(ETH)]},
     }
-    made = emu.create_sub_organization(params)
+    made = emu.call("create_sub_organization", params)
     sub_id, (user_id,) = made["subOrganizationId"], made["rootUserIds"]
     activity = made["activity"]
     assert (activity["type"], activity["status"], activity["organizationId"]) == (
@@ -415,7 +415,7 @@ def test_every_version(emu, turnkey_org, version):
     device, authenticator = _authenticator()
     params = _params(version, key, authenticator)
     activity_type = f"ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V{version}"
-    made = emu.create_sub_organization(params, activity_type=activity_type)
+    made = emu.call("create_sub_organization", params, activity_type=activity_type)
     activity = made["activity"]
     assert (activity["type"], activity["status"]) == (activity_type, COMPLETED)
     assert activity["intent"] == {f"createSubOrganizationIntentV{version}": params}

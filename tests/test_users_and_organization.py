@@ -246,15 +246,24 @@ def test_api_only_users_are_created_with_keys_that_stamp(turnkey_emulator, turnk
     assert status == 200 and json.loads(payload)["userId"] == bot
 
 
-def test_api_only_users_need_their_lists_and_a_user(turnkey_emulator):
+def test_api_only_users_need_their_lists_and_a_user(turnkey_emulator, turnkey_org, wire):
     emu = turnkey_emulator
     error = fails(emu, emu.create_api_only_users, api_only_users=[])
     assert [v["field"] for v in violations(error)] == ["apiOnlyUsers"]
-    error = fails(
-        emu, emu.create_api_only_users, api_only_users=[{"userName": "x", "userTags": []}]
+    # the wire requires the lists (the facade fills the usual empty ones)
+    body = activity_body(
+        "ACTIVITY_TYPE_CREATE_API_ONLY_USERS",
+        turnkey_org.organization_id,
+        {"apiOnlyUsers": [{"userName": "x", "userTags": []}]},
     )
-    assert [v["field"] for v in violations(error)] == ["apiOnlyUsers.0.apiKeys"]
+    status, answer = wire.post("/public/v1/submit/create_api_only_users", body, turnkey_org.api_key)
+    assert status == 400
+    assert [v["field"] for v in answer["details"][-1]["fieldViolations"]] == [
+        "apiOnlyUsers.0.apiKeys"
+    ]
     assert [u["userName"] for u in emu.get_users()["users"]] == ["Root User"]
+    made = emu.create_api_only_users(api_only_users=[{"userName": "x"}])
+    assert len(made["userIds"]) == 1
 
 
 # ----- get_organization ---------------------------------------------------------------------

@@ -140,10 +140,10 @@ def sign_digest_secp256k1(private_key: bytes, digest: bytes) -> Signature:
     _check_digest(digest)
     key = _secp256k1_key(_scalar(private_key, SECP256K1_ORDER))
     raw = key.sign_recoverable(digest, hasher=None)
-    r, s, recid = int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:64], "big"), raw[64]
+    s = int.from_bytes(raw[32:64], "big")
     if s > SECP256K1_ORDER // 2:  # libsecp256k1 already normalises; kept as a guard
-        s, recid = SECP256K1_ORDER - s, recid ^ 1
-    return _ecdsa_signature(r, s, recid)
+        return _ecdsa_signature(int.from_bytes(raw[:32], "big"), SECP256K1_ORDER - s, raw[64] ^ 1)
+    return Signature(raw[:32].hex(), raw[32:64].hex(), _RECOVERY_IDS[raw[64]])
 
 
 def taproot_tweaked_key(private_key: bytes) -> bytes:
@@ -228,6 +228,9 @@ def _scalar(private_key: bytes, order: int) -> bytes:
     if valid and 0 < int.from_bytes(private_key, "big") < order:
         return bytes(private_key)
     raise SigningError("invalid private key")
+
+
+_RECOVERY_IDS = ("00", "01", "02", "03")
 
 
 def _ecdsa_signature(r: int, s: int, recid: int) -> Signature:

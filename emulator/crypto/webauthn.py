@@ -20,14 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cryptography.exceptions import InvalidSignature
-from webauthn.helpers import (
-    decode_credential_public_key,
-    decoded_public_key_to_cryptography,
-    parse_attestation_object,
-    verify_signature,
-)
-from webauthn.helpers.exceptions import InvalidAuthenticatorDataStructure, WebAuthnException
 
+# The ``webauthn`` library (and the pyOpenSSL it brings) loads on the first passkey it
+# reads, not with the package: most runs never see one.
 from .. import jsontext
 from .encoding import b64url_decode, b64url_encode
 
@@ -59,6 +54,9 @@ def read_attestation(
         raise AttestationError(str(exc)) from exc
     if not isinstance(client_data, dict) or "challenge" not in client_data:
         raise AttestationError("clientDataJSON is not a WebAuthn client data object")
+    from webauthn.helpers import parse_attestation_object
+    from webauthn.helpers.exceptions import InvalidAuthenticatorDataStructure, WebAuthnException
+
     try:
         parsed = parse_attestation_object(raw_object)
     except InvalidAuthenticatorDataStructure as exc:
@@ -204,6 +202,13 @@ def verify_assertion(
 
 
 def _verify_cose_signature(cose_public_key: str, signature: bytes, data: bytes) -> None:
+    from webauthn.helpers import (
+        decode_credential_public_key,
+        decoded_public_key_to_cryptography,
+        verify_signature,
+    )
+    from webauthn.helpers.exceptions import WebAuthnException
+
     try:
         decoded = decode_credential_public_key(b64url_decode(cose_public_key))
         key = decoded_public_key_to_cryptography(decoded)

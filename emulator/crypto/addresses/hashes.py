@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-
-from Crypto.Hash import RIPEMD160
+from functools import cache
+from typing import Any
 
 
 def sha256(data: bytes) -> bytes:
@@ -18,7 +18,15 @@ def sha256d(data: bytes) -> bytes:
 
 def hash160(data: bytes) -> bytes:
     """RIPEMD-160 of SHA-256 (pycryptodome: hashlib's ripemd160 may be missing under OpenSSL 3)."""
-    return RIPEMD160.new(hashlib.sha256(data).digest()).digest()
+    return _ripemd160().new(hashlib.sha256(data).digest()).digest()
+
+
+@cache
+def _ripemd160() -> Any:
+    """pycryptodome's RIPEMD-160, loaded on first use (its cffi set-up costs ~15 ms)."""
+    from Crypto.Hash import RIPEMD160
+
+    return RIPEMD160
 
 
 def tagged_hash_prefix(tag: str) -> bytes:
