@@ -7,15 +7,20 @@ the enclave's ``signerPublicKey``, ``notarizerPublicKey`` and
 ``tlsFetcherPublicKey`` (uncompressed P-256 hex) for the SDKs' key overrides.
 
 In memory by default. ``--state PATH`` keeps everything in a SQLite file
-(``state/persistence.py``): each request that changes state is on disk before
-it is answered, and a restart comes back with the same organization, root key
-and everything else. Control endpoints (``/emulator/v1/...``) are served too.
+(``state/persistence.py``, ``state/journal.py``): each committed change is
+written to its journal, only what it changed, before it is answered (fsynced
+with ``--sync full``, the default), and a restart comes back with the same
+organization, root key and everything else. Only a path where nothing exists
+starts a new world: a file that is not a whole state file of ours is refused
+(exit status 2), never replaced. Control endpoints (``/emulator/v1/...``) are
+served too.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import threading
@@ -24,7 +29,8 @@ from collections.abc import Sequence
 from .api import Emulator, OrganizationHandle
 from .http.control import Control
 from .http.server import base_url, make_api_server
-from .state.persistence import StateFile
+from .state.journal import Journal
+from .state.persistence import SYNC_MODES, StateFile
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,6 +49,20 @@ def _parser() -> argparse.ArgumentParser:
         help="keep the state in this SQLite file across restarts (it holds the world's secrets)",
     )
     serve.add_argument(
+        "--sync",
+        choices=SYNC_MODES,
+        default="full",
+        help="full: each answer waits for an fsync (survives a power cut); normal: survives"
+        " the process being killed, not the machine stopping (default: full)",
+    )
+    serve.add_argument(
+        "--compact-every",
+        type=int,
+        metavar="N",
+        help="write the whole state every N journal rows (default: once the rows since the"
+        " last whole document add up to its size)",
+    )
+    serve.add_argument(
         "--timestamp-window",
         type=float,
         default=600.0,
@@ -51,34 +71,47 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _start(
-    args: argparse.Namespace, state: StateFile | None
-) -> tuple[Emulator, OrganizationHandle]:
-    """The emulator and its organization: loaded from the state file, or made anew."""
+def _start(args: argparse.Namespace) -> tuple[Emulator, OrganizationHandle, Journal | None]:
+    """The emulator and its organization: read from the state file, or made anew; with
+    ``--state``, the journal that writes every commit to the file, attached."""
     window = args.timestamp_window or None
-    saved = state.read() if state is not None else None
-    if saved is not None:
-        emulator = Emulator.from_document(saved, timestamp_window_s=window)
-        return emulator, emulator.organization()
+    if args.state and os.path.lexists(args.state):
+        state = StateFile.open(args.state, sync=args.sync)
+        try:
+            emulator = Emulator.from_document(
+                state.read(), exact_order=False, timestamp_window_s=window
+            )
+            org = emulator.organization()
+        except BaseException:
+            state.close()
+            raise
+        return emulator, org, _journal(emulator, state, args)
     emulator = Emulator(seed=args.seed, timestamp_window_s=window)
     org = emulator.create_organization(
         args.organization_name,
         api_public_key=args.api_public_key,
         api_private_key=args.api_private_key,
     )
-    if state is not None:
-        state.write(emulator.to_document())
-    return emulator, org
+    if not args.state:
+        return emulator, org, None
+    state = StateFile.create(args.state, emulator.to_document(), sync=args.sync)
+    return emulator, org, _journal(emulator, state, args)
+
+
+def _journal(emulator: Emulator, state: StateFile, args: argparse.Namespace) -> Journal:
+    journal = Journal(emulator, state, compact_every=args.compact_every)
+    return journal.attach()
 
 
 def serve(args: argparse.Namespace) -> int:
-    state = StateFile(args.state) if args.state else None
     try:
-        emulator, org = _start(args, state)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        emulator, org, journal = _start(args)
+    except (ValueError, KeyError, OSError) as exc:
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    on_change = (lambda: state.write(emulator.to_document())) if state is not None else None
+    # The journal writes each commit from inside it (a hook on the world, below the HTTP
+    # layer); ``sync`` after a control request writes a reset, restore or moved clock.
+    on_change = journal.sync if journal is not None else None
     server = make_api_server(
         emulator.world, args.host, args.port, Control(emulator), on_change=on_change
     )
@@ -109,7 +142,14 @@ def serve(args: argparse.Namespace) -> int:
         server.serve_forever(poll_interval=0.1)
     finally:
         server.server_close()
+        if journal is not None:
+            journal.close()  # the shutdown step: the whole document as the new base
     return 0
+
+
+def _one_line(exc: BaseException) -> str:
+    text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+    return " ".join(str(text).split())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
