@@ -27,6 +27,7 @@ import threading
 from collections.abc import Sequence
 
 from .api import Emulator, OrganizationHandle
+from .gc_tuning import freeze_survivors
 from .http.control import Control
 from .http.server import base_url, make_api_server
 from .state.journal import Journal
@@ -99,7 +100,9 @@ def _start(args: argparse.Namespace) -> tuple[Emulator, OrganizationHandle, Jour
 
 
 def _journal(emulator: Emulator, state: StateFile, args: argparse.Namespace) -> Journal:
-    journal = Journal(emulator, state, compact_every=args.compact_every)
+    journal = Journal(
+        emulator, state, compact_every=args.compact_every, on_compacted=freeze_survivors
+    )
     return journal.attach()
 
 
@@ -109,6 +112,7 @@ def serve(args: argparse.Namespace) -> int:
     except (ValueError, KeyError, OSError) as exc:
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    freeze_survivors()  # the bootstrapped or loaded world: never scanned by the collector again
     # The journal writes each commit from inside it (a hook on the world, below the HTTP
     # layer); ``sync`` after a control request writes a reset, restore or moved clock.
     on_change = journal.sync if journal is not None else None

@@ -253,6 +253,13 @@ class Activity:
     seed_intent: dict[str, Any] | None = None
 
 
+class NameIndex(dict):
+    """A derived index, name -> record id, kept beside a collection so that a create checks
+    uniqueness in constant time. Not saved: loading rebuilds it from the records."""
+
+    __slots__ = ()
+
+
 @dataclass(slots=True)
 class Organization:
     organization_id: str
@@ -273,3 +280,6 @@ class Organization:
     otps: dict[str, Otp] = field(default_factory=dict)
     activities: dict[str, Activity] = field(default_factory=dict)
     sub_organization_ids: list[str] = field(default_factory=list)
+    # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
+    wallet_names: NameIndex = field(default_factory=NameIndex)
+    private_key_names: NameIndex = field(default_factory=NameIndex)

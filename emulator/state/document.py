@@ -43,7 +43,7 @@ from ..crypto import hd
 from ..crypto.api_keys import ApiKeyPair
 from ..enclave import ROLES, EnclaveKeys
 from ..ids import IdSource
-from ..models import Organization, SignerRef
+from ..models import NameIndex, Organization, SignerRef
 from ..services.imports import PRIVATE_KEY as IMPORT_PRIVATE_KEY
 from ..services.imports import WALLET as IMPORT_WALLET
 from ..store import KeyOwner, Store
@@ -454,6 +454,8 @@ def _rebuild_indexes(store: Store, order: Json, exact: bool = True) -> None:
     store.api_keys_by_public_key = owners
     for org in store.organizations.values():
         org.signers = _signers_of(org)
+        org.wallet_names = NameIndex((w.name, i) for i, w in org.wallets.items())
+        org.private_key_names = NameIndex((k.name, i) for i, k in org.private_keys.items())
         for activity in org.activities.values():
             store.activities_by_id[activity.activity_id] = activity
             store.activities_by_fingerprint[activity.fingerprint] = activity

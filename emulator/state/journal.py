@@ -25,6 +25,7 @@ document; ``sync`` also writes a clock that was moved (the control endpoint).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .changes import changed_units, entries
@@ -41,13 +42,19 @@ class Journal:
     """Writes an emulator's commits to a ``StateFile``."""
 
     def __init__(
-        self, emulator: Emulator, state: StateFile, *, compact_every: int | None = None
+        self,
+        emulator: Emulator,
+        state: StateFile,
+        *,
+        compact_every: int | None = None,
+        on_compacted: Callable[[], None] | None = None,
     ) -> None:
         self.world = emulator.world
         self.state = state
         self._dump = emulator.to_document
         self._facade = emulator.facade_document
         self.compact_every = compact_every
+        self._on_compacted = on_compacted  # serve freezes the survivors there (gc_tuning.py)
         self._marks: tuple = ()
         self._clock: tuple = ()
         self._facade_saved: Json = {}
@@ -81,6 +88,8 @@ class Journal:
             self.state.compact(self._dump())
             self._remember()
             self.compactions += 1
+            if self._on_compacted is not None:
+                self._on_compacted()
 
     def close(self) -> None:
         """Compact (the shutdown step), stop writing and close the file."""
