@@ -8,8 +8,8 @@ the enclave's ``signerPublicKey``, ``notarizerPublicKey`` and
 
 In memory by default. ``--state PATH`` keeps everything in a SQLite file
 (``state/persistence.py``, ``state/journal.py``): each committed change is
-written to its journal, only what it changed, before it is answered (fsynced
-with ``--sync full``, the default), and a restart comes back with the same
+written to its journal, only what it changed, before it is answered (and
+fsynced with ``--sync full``), and a restart comes back with the same
 organization, root key and everything else. Only a path where nothing exists
 starts a new world: a file that is not a whole state file of ours is refused
 (exit status 2), never replaced. Control endpoints (``/emulator/v1/...``) are
@@ -52,16 +52,16 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--sync",
         choices=SYNC_MODES,
-        default="full",
-        help="full: each answer waits for an fsync (survives a power cut); normal: survives"
-        " the process being killed, not the machine stopping (default: full)",
+        default="normal",
+        help="normal: an answered change survives the process being killed at any moment;"
+        " full: it survives the machine stopping too, at an fsync per change (default: normal)",
     )
     serve.add_argument(
         "--compact-every",
         type=int,
         metavar="N",
         help="write the whole state every N journal rows (default: once the rows since the"
-        " last whole document add up to its size)",
+        " last whole document add up to four times its size)",
     )
     serve.add_argument(
         "--timestamp-window",

@@ -9,13 +9,14 @@ the same, whatever the number of threads; a write that fails rolls the transacti
 back, so nothing is answered that is not written.
 
 "Acknowledged" means: a request that changed state was answered only after its row
-was committed to the state file (fsynced with ``sync="full"``; see
-``state/persistence.py``). A crash at any moment loses nothing acknowledged, and
-replays no half transaction: a row is whole or absent.
+was committed to the state file's write-ahead log (and fsynced, with ``sync="full"``;
+see ``state/persistence.py``). A crash of the process at any moment loses nothing
+acknowledged (with ``sync="full"``, neither does one of the machine), and replays no
+half transaction: a row is whole or absent.
 
 The whole document is written only to compact: once the rows written since the
-last base add up to as many bytes as the base itself (or ``compact_every`` rows,
-when given), and at ``close``. So a write costs what it changed, plus an amortized
+last base add up to four times its bytes (``COMPACTION_RATIO``; or ``compact_every``
+rows, when given), and at ``close``. So a write costs what it changed, plus an amortized
 share of the compaction that stays flat as the state grows. Changes made outside
 transactions (``reset``, ``restore``, a checkpoint rollback: a new store, id stream or
 generation) are caught at the next commit or ``sync`` and written as a whole
@@ -35,7 +36,12 @@ if TYPE_CHECKING:
     from ..api import Emulator
 
 Json = dict[str, Any]
-MIN_COMPACTION_BYTES = 256 * 1024
+# Compact once the rows since the last whole document add up to COMPACTION_RATIO times its
+# bytes (at least MIN_COMPACTION_BYTES): a write's share of the compactions is then about a
+# quarter of the cost of writing its own row as a document would, and a restart replays at
+# most four documents' worth of rows.
+COMPACTION_RATIO = 4
+MIN_COMPACTION_BYTES = 1024 * 1024
 
 
 class Journal:
@@ -130,7 +136,7 @@ class Journal:
         state = self.state
         if self.compact_every is not None:
             return state.rows_since_base >= self.compact_every
-        return state.journal_bytes >= max(state.base_bytes, MIN_COMPACTION_BYTES)
+        return state.journal_bytes >= max(COMPACTION_RATIO * state.base_bytes, MIN_COMPACTION_BYTES)
 
     def _remember(self) -> None:
         world = self.world
