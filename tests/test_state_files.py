@@ -98,7 +98,7 @@ BAD = {
     "truncated header": (truncated_header, "truncated"),
     "corrupt": (corrupt, ""),
     "foreign SQLite": (foreign, "not a state file"),
-    "version 1": (version_one, "older state file"),
+    "version 1 without its state row": (version_one, "older state file (version 1) that holds no"),
     "newer": (newer, "newer version (99)"),
     "base row deleted": (base_row_deleted, "holds no state"),
     "bad journal row": (bad_journal_row, "journal row 1"),
@@ -209,3 +209,24 @@ def test_a_damaged_document_is_a_value_error_never_a_crash(tmp_path):
         (tmp_path / "cut.json").write_text(text[:cut])
         with pytest.raises(ValueError, match="not a JSON state document"):
             Emulator.load(tmp_path / "cut.json")
+
+
+def test_a_version_1_state_file_is_upgraded_in_place(tmp_path):
+    emu = Emulator(seed=8)
+    org = emu.create_organization("Acme")
+    emu.create_wallet(wallet_name="kept", accounts=[])
+    path = tmp_path / "state.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE state (id INTEGER PRIMARY KEY CHECK (id = 1), document TEXT NOT NULL)")
+    db.execute("INSERT INTO state (id, document) VALUES (1, ?)", (json.dumps(emu.to_document()),))
+    db.commit()
+    db.close()
+    state = StateFile.open(path)
+    loaded = Emulator.from_document(state.read())
+    state.close()
+    assert loaded.organization().organization_id == org.organization_id
+    assert [w["walletName"] for w in loaded.get_wallets()["wallets"]] == ["kept"]
+    db = sqlite3.connect(path)
+    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    db.close()
+    assert tables == {"meta", "base", "journal"}

@@ -18,9 +18,11 @@ power cut too, at an fsync per write (about 0.4 ms on the benchmark machine, mor
 than the request itself; see ``bench/durability.py``). The emulator is a test double:
 the failure its users meet is a killed process, so the default is ``normal``.
 
-A file that cannot be read as ours (empty, truncated, corrupt, another program's
-SQLite file, not SQLite at all, or a newer version) is refused with a
-``StateFileError`` naming the reason, and never written: only a path where nothing
+A file of the first layout (version 1: one row holding the whole document) is
+upgraded in place, in one SQLite transaction. A file that cannot be read as ours
+(empty, truncated, corrupt, another program's SQLite file, not SQLite at all, or a
+newer version) is refused with a ``StateFileError`` naming the reason, and never
+written: only a path where nothing
 exists yet gets a new file, made beside it and linked into place complete. The file
 holds secrets of the emulated world, so it is readable by its owner only.
 """
@@ -223,9 +225,11 @@ def _check_database(path: str, db: sqlite3.Connection) -> tuple[int, int]:
     if verdict != "ok":
         raise StateFileError(f"{path}: the SQLite file is damaged ({verdict})")
     tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if tables == {"state"}:
+        _upgrade_version_1(path, db)
+        tables = {"meta", "base", "journal"}
     if "meta" not in tables:
-        what = "an older state file (version 1)" if tables == {"state"} else "not a state file"
-        raise StateFileError(f"{path}: a SQLite file, but {what} of this emulator")
+        raise StateFileError(f"{path}: a SQLite file, but not a state file of this emulator")
     meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
     if meta.get("format") != FORMAT:
         raise StateFileError(f"{path}: a SQLite file, but not a {FORMAT} file")
@@ -243,6 +247,28 @@ def _check_database(path: str, db: sqlite3.Connection) -> tuple[int, int]:
         raise StateFileError(f"{path}: the state file holds no state (its base row is gone)")
     (last,) = db.execute("SELECT COALESCE(MAX(seq), ?) FROM journal", (row[0],)).fetchone()
     return row[0], max(last, row[0])
+
+
+def _upgrade_version_1(path: str, db: sqlite3.Connection) -> None:
+    """A state file of the first layout (one ``state`` row holding the whole document) becomes
+    the base of this one, in one SQLite transaction: whole or not at all."""
+    row = db.execute("SELECT document FROM state WHERE id = 1").fetchone()
+    if row is None or not isinstance(row[0], str):
+        raise StateFileError(f"{path}: an older state file (version 1) that holds no state")
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _SCHEMA:
+            db.execute(statement)
+        db.executemany(
+            "INSERT INTO meta (key, value) VALUES (?, ?)",
+            [("format", FORMAT), ("version", str(VERSION))],
+        )
+        db.execute("INSERT INTO base (id, document, through) VALUES (1, ?, 0)", (row[0],))
+        db.execute("DROP TABLE state")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
 
 
 def _fsync_file(path: str) -> None:
