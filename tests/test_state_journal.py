@@ -9,7 +9,7 @@ import pytest
 
 from emulator import Emulator
 from emulator.accounts import account_spec
-from emulator.state.journal import Journal
+from emulator.state.journal import Journal, StateFileClosed
 from emulator.state.persistence import StateFile
 
 from .helpers import state_digest, user_params
@@ -106,3 +106,13 @@ def test_a_failed_write_rolls_the_change_back(tmp_path):
         emu.create_wallet(wallet_name="unwritten", accounts=[])
     assert state_digest(emu) == before
     assert emu.list_wallets()["wallets"] == []
+
+
+def test_a_commit_after_close_fails_and_changes_nothing(tmp_path):
+    emu, journal = journaled(tmp_path)
+    emu.create_organization("Acme")
+    journal.close()
+    with pytest.raises(StateFileClosed):
+        emu.create_wallet(wallet_name="late", accounts=[])
+    assert emu.list_wallets()["wallets"] == []
+    assert saved(tmp_path)["organizations"] == emu.to_document()["organizations"]

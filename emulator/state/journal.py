@@ -35,6 +35,15 @@ from .persistence import StateFile
 if TYPE_CHECKING:
     from ..api import Emulator
 
+
+class StateFileClosed(RuntimeError):
+    """A commit after the journal's state file was closed (the server is stopping)."""
+
+
+def _closed(touched: list) -> None:
+    raise StateFileClosed("the state file is closed: the server is stopping")
+
+
 Json = dict[str, Any]
 # Compact once the rows since the last whole document add up to COMPACTION_RATIO times its
 # bytes (at least MIN_COMPACTION_BYTES): a write's share of the compactions is then about a
@@ -98,12 +107,14 @@ class Journal:
                 self._on_compacted()
 
     def close(self) -> None:
-        """Compact (the shutdown step), stop writing and close the file."""
+        """Compact (the shutdown step) and close the file. A commit after that fails (and
+        rolls back): a request still in flight when the server stops is not answered as if
+        it had been written."""
         with self.world.lock:
             try:
                 self.compact()
             finally:
-                self.detach()
+                self.world.commit_hook = _closed
                 self.state.close()
 
     # ----- the commit hook -------------------------------------------------------------
