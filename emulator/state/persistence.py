@@ -29,6 +29,7 @@ holds secrets of the emulated world, so it is readable by its owner only.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -123,6 +124,9 @@ class StateFile:
             through, last = _check_database(path, db)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(f"PRAGMA synchronous={sync.upper()}")
+            # The log is folded into the database at each compaction, not every 1,000 pages
+            # in the middle of some request (``compact``).
+            db.execute("PRAGMA wal_autocheckpoint=0")
         except sqlite3.Error as exc:
             db.close()
             raise StateFileError(f"{path}: not a readable SQLite database ({exc})") from None
@@ -186,6 +190,10 @@ class StateFile:
             self._db.execute("COMMIT")
             self._through = through
             self.base_bytes, self.journal_bytes = len(text), 0
+            # Fold the write-ahead log into the database and start it again (busy, with
+            # another reader: the next compaction will).
+            with contextlib.suppress(sqlite3.OperationalError):
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     @property
     def rows_since_base(self) -> int:
