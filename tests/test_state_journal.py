@@ -116,3 +116,31 @@ def test_a_commit_after_close_fails_and_changes_nothing(tmp_path):
         emu.create_wallet(wallet_name="late", accounts=[])
     assert emu.list_wallets()["wallets"] == []
     assert saved(tmp_path)["organizations"] == emu.to_document()["organizations"]
+
+
+def test_threads_committing_at_once_replay_to_the_live_state(tmp_path):
+    """Commit order is write order: eight threads creating and renaming wallets and users
+    at once leave a file that replays to exactly the live document."""
+    import threading
+
+    from emulator.world import Settings
+
+    emu = Emulator(seed=9, settings=Settings(max_wallets_per_organization=1000))
+    emu.create_organization("Acme")
+    emu, journal = journaled(tmp_path, emu, compact_every=25)
+
+    def work(n: int) -> None:
+        for i in range(12):
+            made = emu.create_wallet(wallet_name=f"t{n}-{i}", accounts=[])
+            emu.update_wallet(wallet_id=made["walletId"], wallet_name=f"t{n}-{i}-renamed")
+            if i % 4 == 0:
+                emu.create_users(users=[user_params(f"u{n}-{i}")])
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert journal.compactions >= 3
+    assert len(emu.list_wallets()["wallets"]) == 96
+    assert saved(tmp_path) == emu.to_document()
