@@ -9,8 +9,9 @@ evaluated for, the bundle rows (``auth_bundles.py``) by one raw HPKE seal, the i
 (``imports.py``) by ``python -c pass``. Ratios compare
 across machines better than microseconds do. ``memory.py`` counts the heap
 held per private key. ``toolkit.py`` measures the test-double toolkit
-(per-test checkpoint/rollback, pytest sessions, snapshots and documents, the
-state file), each against a floor of its own. Importing the official SDK takes seconds of its own; it
+(per-test checkpoint/rollback, pytest sessions, snapshots and documents),
+each against a floor of its own; ``durability.py`` (run on its own) the state file
+of ``serve --state`` and the costs as the state grows. Importing the official SDK takes seconds of its own; it
 is timed once and reported apart, outside every median. Every figure is the
 median of many single-call timings taken with ``time.perf_counter`` after a
 warm-up.

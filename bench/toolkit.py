@@ -21,17 +21,13 @@ activities that made them; the count is printed): ``snapshot()``,
 ``restore()``, ``to_document()`` and ``Emulator.from_document()``, against a
 ``copy.deepcopy`` of a list of as many small dicts.
 
-**The state file.** ``create_users`` through ``WsgiApp`` (pre-signed
-requests, no socket) with and without ``on_change`` writing the whole
-document to a ``StateFile``, as ``serve --state`` does, on the server's
-default state and on one of about 1,000 records; each call is rolled back
-(untimed) so the state keeps its size.
+The state file of ``serve --state`` (the durable journal) is measured by
+``durability.py``.
 """
 
 from __future__ import annotations
 
 import copy
-import io
 import itertools
 import json
 import os
@@ -49,16 +45,10 @@ from conftest_plugin import plugin
 from emulator import Emulator
 from emulator.accounts import account_spec
 from emulator.crypto.api_keys import P256, generate_key_pair
-from emulator.crypto.stamps import sign_stamp
-from emulator.http.control import Control
-from emulator.http.wsgi import WsgiApp
-from emulator.state.persistence import StateFile
 
 FIXTURE_GOAL = Goal(1000, "us")
 EMPTY = "empty test"  # the floors' short names in the table
 DEEPCOPY = "deepcopy N"
-MEM_SMALL = "mem small"
-MEM_1K = "mem 1k"
 BASELINE_USERS = 10
 BASELINE_WALLETS = 10
 PYTEST_TESTS = 500
@@ -71,11 +61,10 @@ class Reps:
     pytest_rounds: int  # pairs of sessions (empty, turnkey_org), then one more empty
     floor: int  # deepcopy floor, per half
     state: int  # snapshot, restore, to_document, from_document each
-    persist: int  # WSGI create_users, each of in memory and with the state file
 
 
-FULL = Reps(fixture=5000, rebuild=200, pytest_rounds=2, floor=20, state=20, persist=500)
-QUICK = Reps(fixture=500, rebuild=30, pytest_rounds=1, floor=5, state=5, persist=60)
+FULL = Reps(fixture=5000, rebuild=200, pytest_rounds=2, floor=20, state=20)
+QUICK = Reps(fixture=500, rebuild=30, pytest_rounds=1, floor=5, state=5)
 
 
 @dataclass(frozen=True)
@@ -392,91 +381,6 @@ def run_state(reps: Reps) -> tuple[dict[str, list[float]], dict[str, Any]]:
     return samples, {"records": counts, "document_bytes": len(text)}
 
 
-# ----- 3. the state file -------------------------------------------------------------
-
-
-class WireCalls:
-    """Pre-signed create_users requests through two WsgiApps of one emulator: one in
-    memory, one writing the state file after each change, as ``serve --state`` does."""
-
-    def __init__(self, emu: Emulator, directory: str, tag: str) -> None:
-        self.emu, self.tag = emu, tag
-        self.org = emu.organization()
-        self.state = StateFile(os.path.join(directory, f"{tag}.sqlite"))
-        self.state.write(emu.to_document())
-        control = Control(emu)
-        self.memory = WsgiApp(emu.world, control)
-        self.persisted = WsgiApp(emu.world, control, lambda: self.state.write(emu.to_document()))
-        self.statuses: list[str] = []
-        self.made = 0
-
-    def environ(self) -> dict[str, Any]:
-        self.made += 1
-        raw = json.dumps(
-            {
-                "type": "ACTIVITY_TYPE_CREATE_USERS_V3",
-                "timestampMs": str(self.emu.world.clock.now_ms()),
-                "organizationId": self.org.organization_id,
-                "parameters": {"users": [user(f"{self.tag}-wire-{self.made}")]},
-            }
-        ).encode()
-        return {
-            "REQUEST_METHOD": "POST",
-            "PATH_INFO": "/public/v1/submit/create_users",
-            "CONTENT_LENGTH": str(len(raw)),
-            "wsgi.input": io.BytesIO(raw),
-            "HTTP_X_STAMP": sign_stamp(raw, self.org.api_key).header_value(),
-        }
-
-    def start_response(self, status: str, headers: list[tuple[str, str]]) -> None:
-        self.statuses.append(status)
-
-    def block(self, app: WsgiApp, reps: int) -> list[float]:
-        """``reps`` timed calls of ``app`` after a warm-up, each rolled back (untimed) so
-        that the state keeps its size."""
-        samples: list[float] = []
-        clock = time.perf_counter
-        for i in range(warmup_for(reps) + reps):
-            environ = self.environ()
-            checkpoint = self.emu.checkpoint()
-            start = clock()
-            app(environ, self.start_response)
-            elapsed = clock() - start
-            self.emu.rollback(checkpoint)
-            if i >= warmup_for(reps):
-                samples.append(elapsed * 1e6)
-        return samples
-
-    def run(self, reps: int) -> tuple[list[float], list[float], list[float]]:
-        """In memory (before), with the state file, in memory (after), in blocks: taken in
-        turn call for call, a call after a state-file write runs on caches that the write
-        (a whole document built, encoded and stored) has flushed, which would land on the
-        in-memory side too."""
-        before = self.block(self.memory, reps)
-        persisted = self.block(self.persisted, reps)
-        after = self.block(self.memory, reps)
-        self.state.close()
-        if any(s != "200 OK" for s in self.statuses):
-            raise SystemExit(f"toolkit: a create_users answered {set(self.statuses)}")
-        return before, persisted, after
-
-
-def run_persistence(reps: Reps) -> tuple[dict[str, tuple[list[float], ...]], dict]:
-    small = Emulator()
-    small.create_organization("Emulated Organization")  # what serve bootstraps
-    medium = populate(MEDIUM, "medium")
-    samples: dict[str, tuple[list[float], ...]] = {}
-    info: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory(prefix="toolkit-state-") as directory:
-        for tag, emu in (("small", small), ("1k", medium)):
-            info[tag] = {
-                "records": count_records(emu)["total"],
-                "document_bytes": len(json.dumps(emu.to_document(), separators=(",", ":"))),
-            }
-            samples[tag] = WireCalls(emu, directory, tag).run(reps.persist)
-    return samples, info
-
-
 # ----- the rows -------------------------------------------------------------------
 
 
@@ -493,8 +397,6 @@ class ToolkitBench:
         self.pytest = run_pytest(self.reps)
         progress("toolkit: snapshot / restore / documents of ~10,000 records")
         self.state, self.info["state"] = run_state(self.reps)
-        progress("toolkit: the state file per activity (WsgiApp, StateFile)")
-        self.persist, self.info["persistence"] = run_persistence(self.reps)
         self.info["elapsed_s"] = round(time.perf_counter() - started, 2)
 
     def results(self, verify_us: float) -> list[Result]:
@@ -540,29 +442,6 @@ class ToolkitBench:
         ):
             rows.append(Result(name, self.state[key], floor=copy_floor.floor, floor_name=DEEPCOPY))
 
-        for tag, short, label in (
-            ("small", MEM_SMALL, "default state"),
-            ("1k", MEM_1K, f"{self.info['persistence']['1k']['records']:,} records"),
-        ):
-            before, persisted, after = self.persist[tag]
-            memory = floor_row(
-                f"WSGI create_users in memory, {label} (floor)", short, before, after
-            )
-            rows += [
-                memory,
-                Result(
-                    f"WSGI create_users + state file, {label}",
-                    persisted,
-                    floor=memory.floor,
-                    floor_name=short,
-                ),
-                Result(
-                    f"state file added per activity, {label}",
-                    [p - memory.floor for p in persisted],
-                    floor=memory.floor,
-                    floor_name=short,
-                ),
-            ]
         return rows
 
 
@@ -584,12 +463,5 @@ def print_notes(info: dict[str, Any], results: list[Result]) -> None:
     print(
         f"  snapshot state: {counts} (total: the records); document "
         f"{state['document_bytes'] / 1e6:.1f} MB of JSON"
-    )
-    p = info["persistence"]
-    print(
-        f"  state file: the whole document is rewritten per change: "
-        f"{p['small']['document_bytes'] / 1e3:.1f} kB ({p['small']['records']} records) "
-        f"and {p['1k']['document_bytes'] / 1e3:.0f} kB ({p['1k']['records']:,} records) "
-        "here; its cost grows with the state"
     )
     print()

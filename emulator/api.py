@@ -311,29 +311,44 @@ class Emulator(OperationMethods):
         from .state import document
 
         with self._world.lock:
-            facade = {
-                **self._facade_state(),
-                "seed": self._seed,
-                "last_timestamp_ms": self._last_timestamp_ms,
-            }
-            # A sub-organization made here may have been deleted since: its key goes too.
-            orgs = self._world.store.organizations
-            facade["callers"] = {k: v for k, v in facade["callers"].items() if k in orgs}
-            return document.dump(self._world, facade)
+            return document.dump(self._world, self._saved_facade())
+
+    def facade_document(self) -> Json:
+        """The facade's part of ``to_document`` (root API keys, seed, first organization):
+        what the state file's journal writes when it changes. It CONTAINS SECRETS."""
+        from .state import document
+
+        with self._world.lock:
+            return document.dump_facade(self._saved_facade())
+
+    def _saved_facade(self) -> dict:
+        facade = {
+            **self._facade_state(),
+            "seed": self._seed,
+            "last_timestamp_ms": self._last_timestamp_ms,
+        }
+        # A sub-organization made here may have been deleted since: its key goes too.
+        orgs = self._world.store.organizations
+        facade["callers"] = {k: v for k, v in facade["callers"].items() if k in orgs}
+        return facade
 
     @classmethod
-    def from_document(cls, doc: Json, **emulator_kwargs: Any) -> Emulator:
+    def from_document(
+        cls, doc: Json, *, exact_order: bool = True, **emulator_kwargs: Any
+    ) -> Emulator:
         """A new emulator in the state ``doc`` holds; it goes on with the same id stream.
 
         A document of another format or an unknown version, or a malformed one, is a
         ``ValueError`` naming the bad place. ``clock``, ``timestamp_window_s`` and
         ``settings`` given here win over the document's; ``seed`` cannot be given.
+        ``exact_order=False`` lets the records' order stand where an order hint of the
+        document no longer fits them (a document the state file's journal brought forward).
         """
         if "seed" in emulator_kwargs:
             raise TypeError("from_document() takes no seed: the document carries its id stream")
         from .state import document
 
-        loaded = document.load(doc)
+        loaded = document.load(doc, exact_order=exact_order)
         kwargs = dict(emulator_kwargs)
         if "settings" not in kwargs:
             kwargs["settings"] = loaded.settings

@@ -7,9 +7,13 @@ the enclave's ``signerPublicKey``, ``notarizerPublicKey`` and
 ``tlsFetcherPublicKey`` (uncompressed P-256 hex) for the SDKs' key overrides.
 
 In memory by default. ``--state PATH`` keeps everything in a SQLite file
-(``state/persistence.py``): each request that changes state is on disk before
-it is answered, and a restart comes back with the same organization, root key
-and everything else. Control endpoints (``/emulator/v1/...``) are served too,
+(``state/persistence.py``, ``state/journal.py``): each committed change is
+written to its journal, only what it changed, before it is answered (and
+fsynced with ``--sync full``), and a restart comes back with the same
+organization, root key and everything else. Only a path where nothing exists
+starts a new world: a file that is not a whole state file of ours is refused
+(exit status 2), never replaced. Control endpoints (``/emulator/v1/...``) are
+served too,
 to this machine only (a token is required when binding beyond loopback), and
 ``/emulator/v1/reset`` goes back to the bootstrapped organization.
 
@@ -22,15 +26,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sqlite3
 import sys
 from collections.abc import Sequence
 
 from .api import Emulator, OrganizationHandle
+from .gc_tuning import freeze_survivors
 from .http.control import Control
 from .http.options import MIB, WireOptions
 from .http.server import StartupError, make_api_server
-from .state.persistence import StateFile
+from .state.journal import Journal
+from .state.persistence import SYNC_MODES, StateFile
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,6 +57,20 @@ def _parser() -> argparse.ArgumentParser:
         "--state",
         metavar="PATH",
         help="keep the state in this SQLite file across restarts (it holds the world's secrets)",
+    )
+    serve.add_argument(
+        "--sync",
+        choices=SYNC_MODES,
+        default="normal",
+        help="normal: an answered change survives the process being killed at any moment;"
+        " full: it survives the machine stopping too, at an fsync per change (default: normal)",
+    )
+    serve.add_argument(
+        "--compact-every",
+        type=int,
+        metavar="N",
+        help="write the whole state every N journal rows (default: once the rows since the"
+        " last whole document add up to four times its size)",
     )
     serve.add_argument(
         "--timestamp-window",
@@ -130,39 +151,58 @@ def wire_options(args: argparse.Namespace) -> WireOptions:
     )
 
 
-def _start(
-    args: argparse.Namespace, state: StateFile | None
-) -> tuple[Emulator, OrganizationHandle]:
-    """The emulator and its organization: loaded from the state file, or made anew."""
+def _start(args: argparse.Namespace) -> tuple[Emulator, OrganizationHandle, Journal | None]:
+    """The emulator and its organization: read from the state file, or made anew; with
+    ``--state``, the journal that writes every commit to the file, attached."""
     window = args.timestamp_window or None
-    saved = state.read() if state is not None else None
-    if saved is not None:
-        emulator = Emulator.from_document(saved, timestamp_window_s=window)
-        return emulator, emulator.organization()
+    if args.state and os.path.lexists(args.state):
+        state = StateFile.open(args.state, sync=args.sync)
+        try:
+            emulator = Emulator.from_document(
+                state.read(), exact_order=False, timestamp_window_s=window
+            )
+            org = emulator.organization()
+        except BaseException:
+            state.close()
+            raise
+        return emulator, org, _journal(emulator, state, args)
     emulator = Emulator(seed=args.seed, timestamp_window_s=window)
     org = emulator.create_organization(
         args.organization_name,
         api_public_key=args.api_public_key,
         api_private_key=args.api_private_key,
     )
-    if state is not None:
-        state.write(emulator.to_document())
-    return emulator, org
+    if not args.state:
+        return emulator, org, None
+    state = StateFile.create(args.state, emulator.to_document(), sync=args.sync)
+    return emulator, org, _journal(emulator, state, args)
+
+
+def _journal(emulator: Emulator, state: StateFile, args: argparse.Namespace) -> Journal:
+    journal = Journal(
+        emulator, state, compact_every=args.compact_every, on_compacted=freeze_survivors
+    )
+    return journal.attach()
 
 
 def serve(args: argparse.Namespace) -> int:
+    journal: Journal | None = None
     try:
         options = wire_options(args)
-        state = StateFile(args.state) if args.state else None
-        emulator, org = _start(args, state)
-        on_change = (lambda: state.write(emulator.to_document())) if state is not None else None
+        emulator, org, journal = _start(args)
+        # The journal writes each commit from inside it (a hook on the world, below the HTTP
+        # layer); ``sync`` after a control request writes a reset, restore or moved clock.
+        on_change = journal.sync if journal is not None else None
         control = Control(emulator, baseline=emulator.snapshot())
         server = make_api_server(
             emulator.world, args.host, args.port, control, options=options, on_change=on_change
         )
-    except (ValueError, OSError, sqlite3.Error, StartupError) as exc:
+    except (ValueError, KeyError, OSError, sqlite3.Error, StartupError) as exc:
+        if journal is not None:
+            journal.close()
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    freeze_survivors()  # the bootstrapped or loaded world: never scanned by the collector again
     print(
         json.dumps(
             {
@@ -181,14 +221,19 @@ def serve(args: argparse.Namespace) -> int:
         ),
         flush=True,
     )
-    server.serve_forever()  # SIGINT and SIGTERM stop it gracefully
+    try:
+        server.serve_forever()  # SIGINT and SIGTERM stop it gracefully
+    finally:
+        if journal is not None:
+            journal.close()  # the shutdown step: the whole document as the new base
     return 0
 
 
 def _one_line(error: BaseException) -> str:
     if isinstance(error, OSError) and error.strerror:
         return f"{error.filename}: {error.strerror}" if error.filename else error.strerror
-    return " ".join(str(error).split()) or type(error).__name__
+    text = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
+    return " ".join(str(text).split()) or type(error).__name__
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -274,6 +274,13 @@ class IpAllowlist:
     on_evaluation_error: str = "DENY"
 
 
+class NameIndex(dict):
+    """A derived index, name -> record id, kept beside a collection so that a create checks
+    uniqueness in constant time. Not saved: loading rebuilds it from the records."""
+
+    __slots__ = ()
+
+
 @dataclass(slots=True)
 class Organization:
     organization_id: str
@@ -296,3 +303,6 @@ class Organization:
     sub_organization_ids: list[str] = field(default_factory=list)
     # IP allowlists: "" for the organization's, else the API key's public key.
     ip_allowlists: dict[str, IpAllowlist] = field(default_factory=dict)
+    # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
+    wallet_names: NameIndex = field(default_factory=NameIndex)
+    private_key_names: NameIndex = field(default_factory=NameIndex)

@@ -19,19 +19,34 @@ class Transaction:
 
     What must happen only if the change sticks, and is not state itself, hooks on
     ``on_commit``: the outbox (``testing/outbox.py``) delivers a message when the activity
-    that sent it commits, never when it rolls back. Hooks run after the commit, in order."""
+    that sent it commits, never when it rolls back. Hooks run after the commit, in order.
 
-    __slots__ = ("_commit_hooks", "_journal", "_undo")
+    ``durable``, when given, makes the transaction note what it touches (``touched``: the
+    mapping and key of each ``put``/``pop`` with the value, the record and attribute of each
+    ``set``) and hands that list to ``durable`` at ``commit``, before the commit is final: the
+    durable journal (``state/journal.py``) writes the changed records there. If ``durable``
+    raises, the transaction rolls back and the error goes on: nothing is answered that is not
+    written."""
 
-    def __init__(self, journal: list[Callable[[], None]] | None = None) -> None:
+    __slots__ = ("_commit_hooks", "_durable", "_journal", "_undo", "touched")
+
+    def __init__(
+        self,
+        journal: list[Callable[[], None]] | None = None,
+        durable: Callable[[list[tuple[Any, Any, Any]]], None] | None = None,
+    ) -> None:
         self._undo: list[Callable[[], None]] = []
         self._commit_hooks: list[Callable[[], None]] = []
         self._journal = journal
+        self._durable = durable
+        self.touched: list[tuple[Any, Any, Any]] | None = [] if durable is not None else None
 
     def put(self, mapping: MutableMapping[Any, Any], key: Any, value: Any) -> None:
         """``mapping[key] = value``, undoable."""
         previous = mapping.get(key, _ABSENT)
         mapping[key] = value
+        if self.touched is not None:
+            self.touched.append((mapping, key, value))
         if previous is _ABSENT:
             self._undo.append(lambda: mapping.pop(key, None))
         else:
@@ -44,6 +59,8 @@ class Transaction:
         # Rebuild the order on undo: dicts keep insertion order, and listings read it.
         before = list(mapping.items())
         value = mapping.pop(key)
+        if self.touched is not None:
+            self.touched.append((mapping, key, value))
 
         def undo() -> None:
             mapping.clear()
@@ -56,6 +73,8 @@ class Transaction:
         """``setattr(obj, attribute, value)``, undoable."""
         previous = getattr(obj, attribute)
         setattr(obj, attribute, value)
+        if self.touched is not None:
+            self.touched.append((obj, attribute, value))
         self._undo.append(lambda: setattr(obj, attribute, previous))
 
     def on_rollback(self, undo: Callable[[], None]) -> None:
@@ -77,11 +96,20 @@ class Transaction:
         while len(self._undo) > undo_steps:
             self._undo.pop()()
         del self._commit_hooks[hooks:]
+        # ``touched`` keeps the undone entries: the journal writes the live values, which
+        # are as they were there.
 
     def rollback(self) -> None:
         self.rollback_to((0, 0))
 
     def commit(self) -> None:
+        if self._durable is not None and self.touched:
+            try:
+                self._durable(self.touched)
+            except BaseException:
+                self.rollback()
+                raise
+            self.touched = []
         if self._journal is not None:
             self._journal.extend(self._undo)
         self._undo = []

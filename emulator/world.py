@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,10 +94,16 @@ class World:
     # The source address in-process calls are judged to come from by IP allowlists
     # (``emu.backdoor.set_client_ip``); None: unknown, as a request with no address.
     client_ip: str | None = None
+    # Called with what each transaction touched as it commits, under the lock and before the
+    # commit is final (the durable journal of ``serve --state``, ``state/journal.py``).
+    commit_hook: Callable[[list], None] | None = None
+    # Counts the rollbacks to a checkpoint: changes made behind the transactions' backs
+    # (the durable journal then writes the whole state again).
+    generation: int = 0
 
     def transaction(self) -> Transaction:
         """A new all-or-nothing change; its commit is journaled once a checkpoint exists."""
-        return Transaction(self.journal)
+        return Transaction(self.journal, self.commit_hook)
 
     def checkpoint(self) -> Checkpoint:
         """Mark the current state; from now on every commit keeps its undo steps."""
@@ -126,5 +133,6 @@ class World:
                 raise ValueError("this checkpoint is not in the world's history any more")
             while len(journal) > position + 1:
                 journal.pop()()
+            self.generation += 1
             self.ids.setstate(checkpoint.ids)
             self.clock.setstate(checkpoint.clock)

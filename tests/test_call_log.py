@@ -333,9 +333,29 @@ def test_the_log_keeps_the_last_max_entries_calls():
         emu.get_whoami()
     assert seqs(emu.world.calls) == [3, 4, 5]
     assert (len(emu.world.calls), emu.world.calls.total) == (3, 5)
-    assert CallLog().max_entries == 10_000
+    assert (CallLog().max_entries, CallLog().max_bodies) == (10_000, 1_000)
     with pytest.raises(ValueError):
         CallLog(max_entries=0)
+
+
+def test_only_the_last_max_bodies_calls_keep_their_bodies():
+    emu = Emulator()
+    emu.create_organization()
+    emu.world.calls = CallLog(max_entries=5, max_bodies=2)
+    for _ in range(4):
+        emu.get_whoami()
+    calls = emu.world.calls.all()
+    assert [c.seq for c in calls] == [1, 2, 3, 4]
+    assert [(c.request is None, c.result is None) for c in calls] == [
+        (True, True),
+        (True, True),
+        (False, False),
+        (False, False),
+    ]
+    assert [c.summary() for c in calls] == [f"#{n} whoami -> 200" for n in range(1, 5)]
+    assert calls[3].result["organizationId"] == calls[3].organization_id
+    with pytest.raises(ValueError):
+        CallLog(max_bodies=-1)
 
 
 def test_clear_forgets_every_call_and_numbers_from_one_again(emu, calls):

@@ -616,3 +616,37 @@ def test_examples_of_activities_yet_to_come_at_the_engine(
         proposer_id=alice_id,
     )
     assert verdict.decision == (ALLOW if applies else DENY_IMPLICIT)
+
+
+def test_policies_pinned_to_a_wallet_label_follow_the_wallet_and_its_renames(
+    turnkey_emulator, alice
+) -> None:
+    """``wallet.label == …`` places a policy by label, as ``wallet.id`` does by id: the
+    others are never evaluated (nor listed), and a rename moves the wallet between them."""
+    emu, (_, key) = turnkey_emulator, alice
+    wallet = emu.create_wallet(
+        wallet_name="hot", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")]
+    )
+    allowed = allow(emu, "hot", condition="activity.action == 'SIGN' && wallet.label == 'hot'")
+    for i in range(5):
+        allow(emu, f"other {i}", condition=f"activity.action == 'SIGN' && wallet.label == 'w{i}'")
+
+    def sign() -> dict:
+        return emu.sign_raw_payload(
+            sign_with=wallet["addresses"][0],
+            payload="00" * 32,
+            encoding="PAYLOAD_ENCODING_HEXADECIMAL",
+            hash_function="HASH_FUNCTION_NO_OP",
+            caller=key,
+        )
+
+    done = sign()["activity"]
+    assert status({"activity": done}) == "ACTIVITY_STATUS_COMPLETED"
+    (vote,) = emu.get_activity(activity_id=done["id"])["activity"]["votes"]
+    evaluations = emu.world.store.activities_by_id[done["id"]].votes[0].policy_outcomes
+    assert [(o.policy_id, o.outcome) for o in evaluations] == [(allowed, "OUTCOME_ALLOW")]
+    assert vote["selection"] == "VOTE_SELECTION_APPROVED"
+    emu.update_wallet(wallet_id=wallet["walletId"], wallet_name="w3")
+    assert status(sign()) == "ACTIVITY_STATUS_COMPLETED"  # now by policy "other 3"
+    emu.update_wallet(wallet_id=wallet["walletId"], wallet_name="cold")
+    assert fails(emu, sign).message == IMPLICIT

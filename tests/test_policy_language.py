@@ -1362,8 +1362,25 @@ def test_random_boolean_trees_evaluate_like_python(tree: tuple) -> None:
             {"wallet_account.address": frozenset({"b"})},
         ),
         ("wallet.id == 'w1' || private_key.id == 'k1'", {}),
-        ("wallet.label == 'hot'", {}),
+        ("wallet.label == 'hot'", {"wallet.label": frozenset({"hot"})}),
+        ("private_key.label in ['a', 'b']", {"private_key.label": frozenset({"a", "b"})}),
+        ("wallet.exported == true", {}),
     ],
 )
 def test_target_requirements_come_from_the_top_level_conjunction(text, expected) -> None:
     assert dict(parse(text).target_requirements) == expected
+
+
+def test_clauses_split_the_top_level_conjunction_and_share_path_readers() -> None:
+    first = parse("activity.action == 'SIGN' && wallet.label != 'a' && true")
+    second = parse("wallet.label == 'b' && activity.params.hash_function == 'X'")
+    (action, label, other) = first.clauses
+    (label_b, hash_function) = second.clauses
+    assert action[1:4] == (str, "SIGN", True) and label[1:4] == (str, "a", False)
+    assert other[0] is None and other[1]({}, None) is True  # not a comparison: a closure
+    assert label_b[0] is label[0]  # one reader of wallet.label for both expressions
+    env = {"wallet": {"label": "b"}, "activity": {"params": {"hash_function": "X"}}}
+    assert label_b[0](env, None) == "b" and hash_function[0](env, None) == "X"
+    with pytest.raises(PolicyEvaluationError):  # 1 == 'a' is an error, not false
+        label[4](1)
+    assert parse("activity.type").clauses[0][0] is None

@@ -275,7 +275,8 @@ CONDITIONS = [
     Expr("wallet.id == '{wallet}'", _wallet),
     Expr("wallet.id == 'x'", lambda a: False if a.on_wallet else None),
     Expr("wallet.id != 'x'", _wallet, listed=True),
-    Expr("wallet.label == 'target'", _wallet, listed=True),
+    Expr("wallet.label == 'target'", _wallet),  # placed by label, as by id
+    Expr("wallet.label != 'x'", _wallet, listed=True),
     Expr("wallet.id in ['x', '{wallet}']", _wallet),
     Expr(
         "wallet.id == '{wallet}' || activity.resource == 'USER'",

@@ -66,6 +66,7 @@ def test_facade_has_no_method_the_registry_does_not_know():
         "seed",
         "settings",
         "to_document",
+        "facade_document",
         "world",
         "wsgi_app",
         "asgi_app",

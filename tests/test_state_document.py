@@ -47,7 +47,11 @@ def whoami_on_the_wire(emu: Emulator, org_id: str, key) -> dict:
 
 def busy_emulator(seed: int | None = 7) -> Emulator:
     """An emulator with something of every kind, deletions and a deleted voter included."""
-    emu = Emulator(seed=seed)
+    return fill_busy(Emulator(seed=seed))
+
+
+def fill_busy(emu: Emulator) -> Emulator:
+    """Make something of every kind in ``emu``, deletions and a deleted voter included."""
     org = emu.create_organization("Acme", user_email="root@acme.test")
     key = new_key("API_KEY_CURVE_SECP256K1")
     made = emu.create_users(

@@ -118,7 +118,7 @@ def import_private_key(ctx: Context, params: Params) -> Params:
     )
     curve, name = params["curve"], params["privateKeyName"]
     secret = imports.private_key_of(plaintext, curve)
-    if any(k.name == name for k in ctx.org.private_keys.values()):
+    if name in ctx.org.private_key_names:
         errors = Violations()  # the field of this intent, not create's privateKeys.N
         errors.add("privateKeyName", messages.MUST_BE_UNIQUE)
         raise ValidationFailed(errors)

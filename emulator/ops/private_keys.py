@@ -48,7 +48,7 @@ def new_private_key(
     if len(ctx.org.private_keys) >= ctx.settings.max_private_keys_per_organization:
         raise ResourceExhausted(messages.MAX_PRIVATE_KEYS, turnkey_error_code="RATE_LIMIT_EXCEEDED")
     name, curve = spec["privateKeyName"], spec["curve"]
-    if any(k.name == name for k in ctx.org.private_keys.values()):
+    if name in ctx.org.private_key_names:
         errors = Violations()
         errors.add(f"{field}.privateKeyName", messages.MUST_BE_UNIQUE)
         raise ValidationFailed(errors)
@@ -67,6 +67,7 @@ def new_private_key(
         imported=imported,
     )
     ctx.tx.put(ctx.org.private_keys, key.private_key_id, key)
+    ctx.tx.put(ctx.org.private_key_names, name, key.private_key_id)
     ctx.tx.put(ctx.store.vault.private_keys, key.private_key_id, secret)
     ref = SignerRef(private_key_id=key.private_key_id)
     keys.index_signer(ctx, key.private_key_id, ref)
@@ -142,6 +143,9 @@ def delete_private_keys(ctx: Context, params: Params) -> Params:
                 )
     doomed = set(key_ids)
     keys.unindex_signers(ctx, lambda ref: ref.private_key_id in doomed)
+    for key in found:
+        if ctx.org.private_key_names.get(key.name) == key.private_key_id:
+            ctx.tx.pop(ctx.org.private_key_names, key.name)
     for key_id in key_ids:
         ctx.tx.pop(ctx.org.private_keys, key_id)
         ctx.tx.pop(ctx.store.vault.private_keys, key_id)

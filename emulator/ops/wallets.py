@@ -41,7 +41,7 @@ def find_wallet(org: Organization, wallet_id: str) -> Wallet:
 
 def check_name_free(ctx: Context, name: str, field: str, except_id: str | None = None) -> None:
     """Wallet names are unique in an organization (the real ``This field must be unique.``)."""
-    if any(w.name == name and w.wallet_id != except_id for w in ctx.org.wallets.values()):
+    if ctx.org.wallet_names.get(name, except_id) != except_id:
         errors = Violations()
         errors.add(field, messages.MUST_BE_UNIQUE)
         raise ValidationFailed(errors)
@@ -76,6 +76,7 @@ def new_wallet(
     secret = WalletSecret(mnemonic)
     addresses = add_accounts(ctx, wallet, secret, accounts)
     ctx.tx.put(ctx.org.wallets, wallet.wallet_id, wallet)
+    ctx.tx.put(ctx.org.wallet_names, name, wallet.wallet_id)
     ctx.tx.put(ctx.store.vault.wallets, wallet.wallet_id, secret)
     return wallet, addresses
 
@@ -150,6 +151,8 @@ def update_wallet(ctx: Context, params: Params) -> Params:
     name = params.get("walletName")
     if name:
         check_name_free(ctx, name, "walletName", except_id=wallet.wallet_id)
+        ctx.tx.pop(ctx.org.wallet_names, wallet.name)
+        ctx.tx.put(ctx.org.wallet_names, name, wallet.wallet_id)
         ctx.tx.set(wallet, "name", name)
         ctx.tx.set(wallet, "updated_at", ctx.now_ns)
     return {"walletId": wallet.wallet_id}
@@ -158,6 +161,8 @@ def update_wallet(ctx: Context, params: Params) -> Params:
 def remove_wallet(ctx: Context, wallet: Wallet) -> None:
     keys.unindex_signers(ctx, lambda ref: ref.wallet_id == wallet.wallet_id)
     ctx.tx.pop(ctx.org.wallets, wallet.wallet_id)
+    if ctx.org.wallet_names.get(wallet.name) == wallet.wallet_id:
+        ctx.tx.pop(ctx.org.wallet_names, wallet.name)
     ctx.tx.pop(ctx.store.vault.wallets, wallet.wallet_id)
 
 

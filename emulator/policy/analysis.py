@@ -12,8 +12,17 @@ from __future__ import annotations
 from emulator.policy import nodes
 
 ACTIVITY_FIELDS = frozenset({"type", "kind", "resource", "action"})
-# The targets of a request a condition may pin: its wallet, private key or wallet account.
-TARGET_FIELDS = frozenset({("wallet", "id"), ("private_key", "id"), ("wallet_account", "address")})
+# The targets of a request a condition may pin: its wallet or private key (by id or label)
+# or wallet account (by address).
+TARGET_FIELDS = frozenset(
+    {
+        ("wallet", "id"),
+        ("wallet", "label"),
+        ("private_key", "id"),
+        ("private_key", "label"),
+        ("wallet_account", "address"),
+    }
+)
 
 
 def roots(tree: nodes.Node) -> frozenset[str]:
@@ -63,8 +72,9 @@ def activity_requirements(tree: nodes.Node) -> dict[str, frozenset[str]]:
 
 
 def target_requirements(tree: nodes.Node) -> dict[str, frozenset[str]]:
-    """Allowed values of ``wallet.id``, ``private_key.id`` and ``wallet_account.address``
-    (keyed by those dotted names) implied by the top-level conjunction. A request whose
+    """Allowed values of ``wallet.id``/``label``, ``private_key.id``/``label`` and
+    ``wallet_account.address`` (keyed by those dotted names) implied by the top-level
+    conjunction. A request whose
     target is another one, or none, cannot satisfy the condition."""
     return _requirements(tree, _target_field)
 

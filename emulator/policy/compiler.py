@@ -24,13 +24,14 @@ from typing import Any
 from emulator.policy import nodes
 from emulator.policy.analysis import flatten
 from emulator.policy.errors import PolicyEvaluationError
-from emulator.policy.paths import path_reader, walk
+from emulator.policy.paths import keyword_key_equals, path_reader, walk
 from emulator.policy.runtime import (
     Fn,
     as_list,
     bool_operand,
     compare,
     compare_constant,
+    constant_mismatch,
     error,
     index_value,
     logic,
@@ -46,6 +47,23 @@ from emulator.policy.values import kind_of
 def compile_tree(tree: nodes.Node, source: str) -> Fn:
     """The closure that evaluates ``tree`` (parsed from ``source``)."""
     return _Compiler(source).compile(tree, {}, 0)
+
+
+def compile_comparison(tree: nodes.Node, source: str) -> tuple[str, Fn, Any, bool, Fn] | None:
+    """``path == literal`` (or ``!=``), the path read from a keyword, as ``(path text, path
+    reader, literal, equal, slow)``: an engine may then read each path once per request for
+    every clause that compares it (``slow(value)`` answers for a value of another type than
+    the literal's, or raises the language's error). ``None`` for any other shape."""
+    if not isinstance(tree, nodes.Binary) or tree.op not in ("==", "!="):
+        return None
+    constant = _constant(tree.right)
+    if constant is _NOT_CONSTANT or not _keyword_path(tree.left):
+        return None
+    compiler = _Compiler(source)
+    label = compiler.label(tree)
+    reader = compiler.compile(tree.left, {}, 0)
+    slow = constant_mismatch(tree.op, constant, label)
+    return compiler.label(tree.left), reader, constant, tree.op == "==", slow
 
 
 # --- the compiler ---------------------------------------------------------------
@@ -244,6 +262,16 @@ class _Compiler:
         left, right = node.left, node.right
         right_constant, left_constant = _constant(right), _constant(left)
         if right_constant is not _NOT_CONSTANT:
+            if (op == "==" or op == "!=") and _keyword_field(left, scope):
+                slow = constant_mismatch(op, right_constant, label)
+                return keyword_key_equals(
+                    left.target.name,  # type: ignore[attr-defined]
+                    left.name,  # type: ignore[attr-defined]
+                    self.label(left),
+                    right_constant,
+                    op == "==",
+                    slow,
+                )
             return compare_constant(op, self.compile(left, scope, depth), right_constant, label)
         if left_constant is not _NOT_CONSTANT:
             flipped = _FLIPPED[op]
@@ -308,3 +336,21 @@ def _constant(node: nodes.Node) -> Any:
 
 
 _FLIPPED = {"==": "==", "!=": "!=", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
+
+
+def _keyword_field(node: nodes.Node, scope: dict[str, int]) -> bool:
+    """``keyword.field``, the keyword read from the environment (not a bound item)."""
+    return (
+        isinstance(node, nodes.Field)
+        and isinstance(node.target, nodes.Name)
+        and node.target.name not in scope
+    )
+
+
+def _keyword_path(node: nodes.Node) -> bool:
+    """Fields and string keys read down from a keyword: ``activity.params.hash_function``."""
+    while isinstance(node, nodes.Field) or (
+        isinstance(node, nodes.Index) and _is_string_literal(node.index)
+    ):
+        node = node.target
+    return isinstance(node, nodes.Name)

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from emulator.policy.analysis import activity_requirements, roots, target_requirements
-from emulator.policy.compiler import compile_tree
+from emulator.policy.analysis import activity_requirements, flatten, roots, target_requirements
+from emulator.policy.compiler import compile_comparison, compile_tree
 from emulator.policy.errors import PolicyEvaluationError, PolicySyntaxError
 from emulator.policy.nodes import Node
 from emulator.policy.parser import parse_tree
@@ -45,6 +45,7 @@ class Expression:
     """
 
     __slots__ = (
+        "_clauses",
         "_evaluate",
         "_requirements",
         "activity_requirements",
@@ -68,6 +69,7 @@ class Expression:
         self._requirements = tuple(self.activity_requirements.items())
         self.target_requirements = target_requirements(tree)
         self._evaluate = compile_tree(tree, source)
+        self._clauses: tuple[Any, ...] | None = None
 
     def evaluate(self, env: Mapping[str, Any]) -> Any:
         """The value of the expression in ``env``; raises ``PolicyEvaluationError``."""
@@ -88,6 +90,22 @@ class Expression:
             f"TypeError: expression evaluated to {kind_of(value)}, expected bool"
         )
 
+    @property
+    def clauses(self) -> tuple[Any, ...]:
+        """The top-level conjunction's clauses: the expression as a condition holds when
+        every one is ``true``, and is an error when any one fails or is not a bool (nothing
+        short-circuits). A clause is ``(reader, literal type, literal, equal, slow)`` for
+        ``path == literal`` (or ``!=``; ``compiler.compile_comparison``), else ``(None,
+        fn)`` with ``fn(env, None)`` its value. Readers and closures are shared by every
+        expression with the same path or clause text, so an engine can keep one value of
+        each per request (``services/policy_engine.py``)."""
+        clauses = self._clauses
+        if clauses is None:
+            clauses = self._clauses = tuple(
+                _clause(self.source, node) for node in flatten(self.tree, "&&")
+            )
+        return clauses
+
     def admits(self, facts: Mapping[str, str]) -> bool:
         """Whether ``activity_requirements`` let an activity with these
         ``type``/``kind``/``resource``/``action`` values through.
@@ -104,6 +122,30 @@ class Expression:
 
     def __repr__(self) -> str:
         return f"Expression({self.source!r})"
+
+
+_CLAUSES: dict[str, tuple] = {}
+_READERS: dict[str, Any] = {}
+_CLAUSES_LIMIT = 16384
+
+
+def _clause(source: str, node: Node) -> tuple:
+    """One top-level clause, shared by its text (its path reader by the path's text)."""
+    text = source[node.start : node.end]
+    found = _CLAUSES.get(text)
+    if found is None:
+        if len(_CLAUSES) >= _CLAUSES_LIMIT:
+            _CLAUSES.clear()
+            _READERS.clear()
+        comparison = compile_comparison(node, source)
+        if comparison is None:
+            found = (None, compile_tree(node, source))
+        else:
+            path, reader, constant, equal, slow = comparison
+            reader = _READERS.setdefault(path, reader)
+            found = (reader, type(constant), constant, equal, slow)
+        _CLAUSES[text] = found
+    return found
 
 
 @lru_cache(maxsize=4096)

@@ -111,3 +111,32 @@ def _keyword_and_two_keys(root: str, first: tuple[Any, str], second: tuple[Any, 
         return value
 
     return read
+
+
+def keyword_key_equals(
+    root: str, key: Any, key_label: str, constant: Any, equal: bool, slow: Fn
+) -> Fn:
+    """``root.key == constant`` (``!=`` when not ``equal``) as one closure: the read of
+    ``_keyword_and_key`` and the compare of ``compare_constant`` fused, for the clause
+    nearly every condition has (``activity.action == 'SIGN'``, ``wallet.label == 'hot'``).
+    ``slow(value)`` answers for a value of another type than the constant's."""
+    constant_type = type(constant)
+
+    def compare(env: Mapping[str, Any], frame: Any) -> bool:
+        try:
+            value = env[root]
+        except KeyError:
+            raise missing_root(root) from None
+        if type(value) is Lazy:
+            value = value.get()
+        try:
+            value = value[key]
+        except _READ_ERRORS:
+            raise field_error(value, key, key_label) from None
+        if type(value) is Lazy:
+            value = value.get()
+        if type(value) is constant_type:
+            return (value == constant) is equal
+        return slow(value)
+
+    return compare

@@ -164,14 +164,9 @@ def logic(op: str, fns: list[Fn], labels: list[str]) -> Fn:
 ORDER = {"<": operator.lt, ">": operator.gt, "<=": operator.le, ">=": operator.ge}
 
 
-def compare_constant(op: str, fn: Fn, constant: Any, label: str, shown_op: str = "") -> Fn:
-    """``value op constant``, with the constant's type checked by identity first.
-
-    ``shown_op`` is the operator as written when the literal was on the left
-    (the comparison was flipped to put it on the right); errors then name the
-    operands in the order they were written.
-    """
-    constant_type = type(constant)
+def constant_mismatch(op: str, constant: Any, label: str, shown_op: str = "") -> Any:
+    """``value op constant`` the slow way, for a value not of the constant's type: the
+    language's equality across types, or its type error."""
 
     def slow(value: Any) -> bool:
         left, right = (constant, value) if shown_op else (value, constant)
@@ -181,6 +176,18 @@ def compare_constant(op: str, fn: Fn, constant: Any, label: str, shown_op: str =
             return equal if op == "==" else not equal
         return check_order(left, right, written, label)
 
+    return slow
+
+
+def compare_constant(op: str, fn: Fn, constant: Any, label: str, shown_op: str = "") -> Fn:
+    """``value op constant``, with the constant's type checked by identity first.
+
+    ``shown_op`` is the operator as written when the literal was on the left
+    (the comparison was flipped to put it on the right); errors then name the
+    operands in the order they were written.
+    """
+    constant_type = type(constant)
+    slow = constant_mismatch(op, constant, label, shown_op)
     if op == "==":
 
         def equals(env: Mapping[str, Any], frame: Any) -> bool:

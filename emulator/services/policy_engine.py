@@ -20,9 +20,9 @@ the activity's policy evaluations.
 
 Which policies can apply is worked out once per activity type and set of
 policies, from the clauses of each condition's top-level conjunction:
-``activity.type/kind/resource/action`` for the type, and ``wallet.id``,
-``private_key.id`` and ``wallet_account.address`` for the target, which the
-request then looks up. Policies about other activities or other targets cost
+``activity.type/kind/resource/action`` for the type, and ``wallet.id`` or
+``label``, ``private_key.id`` or ``label`` and ``wallet_account.address`` for the
+target, which the request then looks up. Policies about other activities or other targets cost
 nothing and are not listed among the outcomes (their condition could only be
 false or an error).
 """
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from ..models import Organization, Policy, User
@@ -79,6 +80,10 @@ class _Compiled:
     condition: Expression | None
     consensus: Expression | None
     time: Expression | None
+    # The condition's clauses (``Expression.clauses``): the comparisons of a path with a
+    # literal, and the others. None at all: the condition holds.
+    comparisons: tuple[tuple[Any, ...], ...] = ()
+    others: tuple[Any, ...] = ()
 
 
 def judge(
@@ -126,28 +131,85 @@ def _outcomes(
     condition_env = condition_environment(org, activity_type, params, now_ns)
     consensus_env = consensus_environment(approvals)
     outcomes = []
+    # The hot loop: every candidate policy of every activity. A condition is the
+    # conjunction of its clauses; a clause's value (or error) is the same for every policy
+    # that has it, so each distinct clause is evaluated once per request.
+    values: dict[Any, Any] = {}  # path readers and clauses -> their value in this request
+    get = values.get
     for compiled in candidates.for_targets(_targets(condition_env)):
-        outcome = _evaluate(compiled, condition_env, consensus_env)
+        held, failed = True, False
+        for reader, kind, literal, equal, slow in compiled.comparisons:  # path == literal
+            value = get(reader, _UNSEEN)
+            if value is _UNSEEN:
+                value = values[reader] = _value_of(reader, condition_env)
+            if type(value) is kind:
+                if (value == literal) is not equal:
+                    held = False
+            elif value is _FAILED:
+                failed = True
+            else:
+                try:
+                    if slow(value) is False:
+                        held = False
+                except PolicyEvaluationError:
+                    failed = True
+        for clause in compiled.others:
+            value = get(clause, _UNSEEN)
+            if value is _UNSEEN:
+                value = values[clause] = _value_of(clause, condition_env)
+            if value is not True:
+                if value is False:
+                    held = False
+                else:  # an error, or not a bool: the condition fails to evaluate
+                    failed = True
+        if failed:
+            outcomes.append((compiled.policy.policy_id, OUTCOME_ERROR))
+            continue
+        if not held:
+            continue
+        outcome = _evaluate(compiled, condition_env, consensus_env, condition_held=True)
         if outcome is not None:
             outcomes.append((compiled.policy.policy_id, outcome))
     return tuple(outcomes)
 
 
+_TARGET_FIELDS = (
+    ("wallet", "id"),
+    ("wallet", "label"),
+    ("private_key", "id"),
+    ("private_key", "label"),
+    ("wallet_account", "address"),
+)
+
+
+def _value_of(function: Any, env: Mapping[str, Any]) -> Any:
+    try:
+        return function(env, None)
+    except (PolicyEvaluationError, RecursionError):
+        return _FAILED
+
+
 def _targets(env: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The request's pinned facts: ``("wallet.id", id)`` and the like, where present."""
     found = []
-    for root, name in (("wallet", "id"), ("private_key", "id"), ("wallet_account", "address")):
+    for root, name in _TARGET_FIELDS:
         target = env.get(root)
         if target is not None:
             found.append((f"{root}.{name}", target[name]))
     return found
 
 
-def _evaluate(compiled: _Compiled, condition_env: dict, consensus_env: dict) -> str | None:
+def _evaluate(
+    compiled: _Compiled, condition_env: dict, consensus_env: dict, *, condition_held: bool = False
+) -> str | None:
     """One policy's outcome, or ``None`` when its condition does not hold (its consensus
     is then not read: it could only matter to a policy that applies)."""
     try:
-        if compiled.condition is not None and not compiled.condition.test(condition_env):
+        if (
+            not condition_held
+            and compiled.condition is not None
+            and not compiled.condition.test(condition_env)
+        ):
             return None
         active = compiled.time is None or compiled.time.test(condition_env)
         agreed = compiled.consensus is None or compiled.consensus.test(consensus_env)
@@ -172,17 +234,22 @@ class _Candidates:
 
     free: tuple[tuple[int, _Compiled], ...]
     pinned: dict[tuple[str, str], tuple[tuple[int, _Compiled], ...]]
+    free_policies: tuple[_Compiled, ...]  # ``free`` without the order: no target matched
 
-    def for_targets(self, targets: list[tuple[str, str]]) -> list[_Compiled]:
-        if not self.pinned:
-            return [compiled for _, compiled in self.free]
+    def for_targets(self, targets: list[tuple[str, str]]) -> Sequence[_Compiled]:
+        found = [entries for target in targets if (entries := self.pinned.get(target))]
+        if not found:
+            return self.free_policies
         chosen = list(self.free)
-        for target in targets:
-            chosen.extend(self.pinned.get(target, ()))
-        chosen.sort(key=lambda entry: entry[0])  # in the organization's order of policies
+        for entries in found:
+            chosen.extend(entries)
+        chosen.sort(key=_ORDER)  # in the organization's order of policies
         return [compiled for _, compiled in chosen]
 
 
+_ORDER = itemgetter(0)
+_UNSEEN = object()  # a clause not yet evaluated for this request
+_FAILED = object()  # a clause that failed to evaluate
 _CACHE: dict[tuple[str, tuple[Policy, ...]], _Candidates] = {}
 _CACHE_LIMIT = 512
 
@@ -214,7 +281,8 @@ def _index(activity_type: str, policies: tuple[Policy, ...]) -> _Candidates:
         field, allowed = next(iter(requirements.items()))
         for value in allowed:
             pinned.setdefault((field, value), []).append(entry)
-    return _Candidates(tuple(free), {k: tuple(v) for k, v in pinned.items()})
+    pinned_tuples = {k: tuple(v) for k, v in pinned.items()}
+    return _Candidates(tuple(free), pinned_tuples, tuple(compiled for _, compiled in free))
 
 
 def _activity_facts(activity_type: str) -> dict[str, str | None]:
@@ -228,11 +296,15 @@ def _activity_facts(activity_type: str) -> dict[str, str | None]:
 
 
 def _compile(policy: Policy) -> _Compiled:
+    condition = _expression(policy.condition)
+    clauses = condition.clauses if condition is not None else ()
     return _Compiled(
         policy,
-        _expression(policy.condition),
+        condition,
         _expression(policy.consensus),
         _expression(policy.time),
+        tuple(clause for clause in clauses if clause[0] is not None),
+        tuple(clause[1] for clause in clauses if clause[0] is None),
     )
 
 

@@ -43,7 +43,7 @@ from ..crypto import hd
 from ..crypto.api_keys import ApiKeyPair
 from ..enclave import ROLES, EnclaveKeys
 from ..ids import IdSource
-from ..models import Organization, SignerRef
+from ..models import NameIndex, Organization, SignerRef
 from ..services.imports import PRIVATE_KEY as IMPORT_PRIVATE_KEY
 from ..services.imports import WALLET as IMPORT_WALLET
 from ..store import KeyOwner, Store
@@ -128,11 +128,11 @@ def dump(world: World, facade_state: dict[str, Any]) -> Json:
             "ids": world.ids.to_dict(),
             "clock": dict(zip(("offsetNs", "frozenNs"), world.clock.getstate(), strict=True)),
             "settings": _SETTINGS.encode(world.settings, None),
-            "facade": _dump_facade(facade_state),
+            "facade": dump_facade(facade_state),
         }
 
 
-def _dump_facade(state: dict[str, Any]) -> Json:
+def dump_facade(state: dict[str, Any]) -> Json:
     state = dict(state)
     callers: dict[str, ApiKeyPair] = state.pop("callers")
     out = {
@@ -177,22 +177,40 @@ def write(path: str | os.PathLike[str], document: Json) -> None:
 
 def read(path: str | os.PathLike[str]) -> Json:
     """The document in the JSON file at ``path`` (not yet checked: ``load`` does that)."""
-    text = Path(path).read_text(encoding="utf-8")
     try:
+        text = Path(path).read_text(encoding="utf-8")
+        if not text.strip():
+            raise DocumentError(f"{path}: the file is empty, not a state document")
         return json.loads(text)
+    except UnicodeDecodeError:
+        raise DocumentError(f"{path}: not a JSON state document (not UTF-8 text)") from None
     except json.JSONDecodeError as exc:
         raise DocumentError(f"{path}: not a JSON state document ({exc})") from None
+    except RecursionError:
+        raise DocumentError(f"{path}: not a JSON state document (nested too deep)") from None
 
 
 # ----- loading ---------------------------------------------------------------------------
 
 
-def load(document: Any) -> Loaded:
+def load(document: Any, *, exact_order: bool = True) -> Loaded:
     """The state ``document`` holds, checked and with its indexes rebuilt.
 
     Raises ``DocumentError`` (a ``ValueError``) naming the first bad place, and for a
-    document of another format or an unknown version.
+    document of another format or an unknown version. ``exact_order=False`` (a document
+    brought forward by the journal, ``state/replay.py``) passes over the order hints that
+    no longer fit the records, where the records' own order then holds.
     """
+    try:
+        return _load(document, exact_order)
+    except DocumentError:
+        raise
+    except (TypeError, KeyError, AttributeError, IndexError, ValueError, RecursionError) as exc:
+        # a shape no check above foresaw: still an error about the document, not a crash
+        raise DocumentError(f"not a state document this emulator can read ({exc!r})") from None
+
+
+def _load(document: Any, exact_order: bool) -> Loaded:
     if not isinstance(document, dict):
         raise DocumentError("a state document is a JSON object")
     kind, version = document.get("format"), document.get("version")
@@ -228,7 +246,8 @@ def load(document: Any) -> Loaded:
         store.organizations[org.organization_id] = org
     _check_links(store)
     _load_vault(store, json_object(document.get("vault"), "vault"))
-    _rebuild_indexes(store, json_object(document.get("indexOrder", {}), "indexOrder"))
+    order = json_object(document.get("indexOrder", {}), "indexOrder")
+    _rebuild_indexes(store, order, exact_order)
     return Loaded(
         store=store,
         ids=_load_ids(json_object(document.get("ids"), "ids")),
@@ -278,14 +297,14 @@ def _load_facade(data: Json, store: Store) -> dict[str, Any]:
         where = f"facade.callers[{index}]"
         entry = json_object(entry, where)
         org_id = entry.get("organizationId")
-        if org_id not in store.organizations:
+        if not isinstance(org_id, str) or org_id not in store.organizations:
             raise DocumentError(f"{where}: no organization {org_id!r}")
         parts = [entry.get(k) for k in ("publicKey", "privateKey", "curve")]
         if not all(isinstance(p, str) for p in parts):
             raise DocumentError(f"{where}: publicKey, privateKey and curve are strings")
         callers[org_id] = ApiKeyPair(*parts)
     first = data.get("firstOrganizationId")
-    if first is not None and first not in store.organizations:
+    if first is not None and (not isinstance(first, str) or first not in store.organizations):
         raise DocumentError(f"facade.firstOrganizationId: no organization {first!r}")
     seed, last = data.get("seed"), data.get("lastTimestampMs", 0)
     if not (seed is None or is_int(seed)) or not is_int(last):
@@ -419,7 +438,7 @@ def _order_hints(where: str, live: dict, rebuilt: dict, what: str) -> dict[str, 
     return hints
 
 
-def _rebuild_indexes(store: Store, order: Json) -> None:
+def _rebuild_indexes(store: Store, order: Json, exact: bool = True) -> None:
     key_order = json_object(order.get("apiKeyOwners", {}), "indexOrder.apiKeyOwners")
     signer_order = json_object(order.get("signers", {}), "indexOrder.signers")
     owners = _key_owners_of(store)
@@ -431,16 +450,20 @@ def _rebuild_indexes(store: Store, order: Json) -> None:
             raise DocumentError(
                 f"{where}: entries are [organizationId, userId, apiKeyId]"
             ) from None
-        owners[key] = _reordered(owners.get(key, ()), wanted, where)
+        owners[key] = _reordered(owners.get(key, ()), wanted, where, exact)
     store.api_keys_by_public_key = owners
     for org in store.organizations.values():
         org.signers = _signers_of(org)
+        org.wallet_names = NameIndex((w.name, i) for i, w in org.wallets.items())
+        org.private_key_names = NameIndex((k.name, i) for i, k in org.private_keys.items())
         for activity in org.activities.values():
             store.activities_by_id[activity.activity_id] = activity
             store.activities_by_fingerprint[activity.fingerprint] = activity
     for org_id, values in signer_order.items():
         org = store.organizations.get(org_id)
         if org is None:
+            if not exact:
+                continue
             raise DocumentError(f"indexOrder.signers: no organization {org_id!r}")
         for value, listed in json_object(values, f"indexOrder.signers[{org_id!r}]").items():
             where = f"indexOrder.signers[{org_id!r}][{value!r}]"
@@ -448,11 +471,13 @@ def _rebuild_indexes(store: Store, order: Json) -> None:
                 _SIGNER_REF.decode(ref, f"{where}[{i}]")
                 for i, ref in enumerate(json_list(listed, where))
             )
-            org.signers[value] = _reordered(org.signers.get(value, ()), wanted, where)
+            org.signers[value] = _reordered(org.signers.get(value, ()), wanted, where, exact)
 
 
-def _reordered(rebuilt: tuple, wanted: tuple, where: str) -> tuple:
+def _reordered(rebuilt: tuple, wanted: tuple, where: str, exact: bool = True) -> tuple:
     if Counter(rebuilt) != Counter(wanted):
+        if not exact:
+            return rebuilt
         raise DocumentError(f"{where}: not an order of what the records hold there")
     return wanted
 

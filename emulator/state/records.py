@@ -183,7 +183,12 @@ class _Record(_Codec):
 
 
 # Fields not saved as they are: rebuilt from the records, or saved another way.
-_SKIPPED = {(Organization, "signers")}  # rebuilt from the wallets and private keys
+# rebuilt from the wallets and private keys
+_SKIPPED = {
+    (Organization, "signers"),
+    (Organization, "wallet_names"),
+    (Organization, "private_key_names"),
+}
 _SPECIAL: dict[tuple[type, str], _Codec] = {(Vote, "voter"): _Voter()}
 _RECORDS: dict[type, _Record] = {}
 

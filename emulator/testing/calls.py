@@ -16,6 +16,7 @@ the same dicts, not copies. Do not mutate them.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -23,6 +24,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 DEFAULT_MAX_ENTRIES = 10_000
+# The most recent calls that keep their request and response bodies; older ones keep
+# the summary fields only (about 0.3 kB a call instead of several).
+DEFAULT_MAX_BODIES = 1_000
 _LISTED = 20  # calls an assertion message lists, the most recent ones
 
 
@@ -36,7 +40,8 @@ class Call:
     caller once authenticated (``None`` when the request failed before or at
     authentication). ``activity_id`` and ``activity_status`` are those of the
     activity an activity request answered with. ``result`` is the response body
-    of a success, ``request`` the parsed request body.
+    of a success, ``request`` the parsed request body; both are ``None`` once the call is
+    older than the log's last ``max_bodies`` calls.
     """
 
     seq: int  # 1, 2, ... since the log was made or last cleared
@@ -81,6 +86,10 @@ class Call:
 class CallLog:
     """The last ``max_entries`` calls, oldest first; iterate it, ``len`` it, filter it.
 
+    Footprint: at most ``max_entries`` calls, of which the last ``max_bodies`` keep their
+    request and response bodies (``Call.request``, ``Call.result``); so a long-lived
+    emulator keeps a bounded log whatever the number of requests.
+
     Filters (``filter``, ``last``, ``count``, ``assert_called``) take any of:
     ``operation`` (path name or SDK method name: ``"whoami"`` or ``"get_whoami"``),
     ``status`` (an ``int`` matches the HTTP status, a ``str`` the activity status),
@@ -88,10 +97,15 @@ class CallLog:
     ``activity_type``, ``failed`` (``True``: answered with an error).
     """
 
-    def __init__(self, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
+    def __init__(
+        self, max_entries: int = DEFAULT_MAX_ENTRIES, max_bodies: int = DEFAULT_MAX_BODIES
+    ) -> None:
         if max_entries < 1:
             raise ValueError("max_entries must be at least 1")
+        if max_bodies < 0:
+            raise ValueError("max_bodies must be at least 0")
         self.max_entries = max_entries
+        self.max_bodies = max_bodies
         self._entries: deque[Call] = deque(maxlen=max_entries)
         self._seq = 0
         self._lock = threading.Lock()
@@ -146,7 +160,13 @@ class CallLog:
                 response,
                 request,
             )
-            self._entries.append(call)
+            entries = self._entries
+            entries.append(call)
+            aged = len(entries) - 1 - self.max_bodies  # the call that just lost its bodies
+            if aged >= 0:
+                old = entries[aged]
+                if old.result is not None or old.request is not None:
+                    entries[aged] = dataclasses.replace(old, result=None, request=None)
         return call
 
     # ----- reading --------------------------------------------------------------------

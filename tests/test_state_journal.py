@@ -1,0 +1,146 @@
+"""The durable journal of ``serve --state``: rows of what changed, replayed to the live state."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from emulator import Emulator
+from emulator.accounts import account_spec
+from emulator.state.journal import Journal, StateFileClosed
+from emulator.state.persistence import StateFile
+
+from .helpers import state_digest, user_params
+from .test_state_document import add_failed_activity, fill_busy
+
+
+def journaled(tmp_path, emu: Emulator | None = None, **options) -> tuple[Emulator, Journal]:
+    emu = emu or Emulator(seed=7)
+    state = StateFile.create(tmp_path / "state.sqlite", emu.to_document())
+    return emu, Journal(emu, state, **options).attach()
+
+
+def saved(tmp_path) -> dict:
+    """The state as a restart reads it (another connection, as a new process would)."""
+    state = StateFile.open(tmp_path / "state.sqlite")
+    try:
+        return state.read()
+    finally:
+        state.close()
+
+
+def rows(tmp_path) -> list[dict]:
+    db = sqlite3.connect(tmp_path / "state.sqlite")
+    try:
+        return [json.loads(text) for (text,) in db.execute("SELECT changes FROM journal")]
+    finally:
+        db.close()
+
+
+def test_every_kind_of_change_replays_to_the_live_document(tmp_path):
+    emu, journal = journaled(tmp_path, compact_every=10**9)
+    fill_busy(emu)
+    add_failed_activity(emu)
+    assert journal.compactions == 0 and len(rows(tmp_path)) > 10
+    document = saved(tmp_path)
+    assert document == emu.to_document()
+    again = Emulator.from_document(document, exact_order=False)
+    assert state_digest(again) == state_digest(emu)
+
+
+def test_a_row_holds_only_what_changed(tmp_path):
+    emu, _ = journaled(tmp_path, compact_every=10**9)
+    emu.create_organization("Acme")
+    for index in range(20):
+        emu.create_wallet(
+            wallet_name=f"w{index}", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")]
+        )
+    emu.create_users(users=[user_params("alice")])
+    last = rows(tmp_path)[-1]
+    kinds = sorted((entry[0], entry[2]) for entry in last["c"] if entry[0] == "rec")
+    assert kinds == [("rec", "activities"), ("rec", "users")]
+    assert len(json.dumps(last)) < 4000  # not the twenty wallets
+    assert set(last) >= {"c", "ids", "clock"}
+
+
+def test_compaction_folds_the_rows_into_the_base(tmp_path):
+    emu, journal = journaled(tmp_path, compact_every=3)
+    emu.create_organization("Acme")
+    for index in range(7):
+        emu.create_wallet(wallet_name=f"w{index}", accounts=[])
+    assert journal.compactions >= 2 and len(rows(tmp_path)) < 3
+    assert saved(tmp_path) == emu.to_document()
+    journal.close()
+    assert rows(tmp_path) == [] and saved(tmp_path) == emu.to_document()
+
+
+def test_changes_outside_transactions_are_written_by_sync_or_the_next_commit(tmp_path):
+    emu, journal = journaled(tmp_path)
+    emu.create_organization("Acme")
+    kept = emu.snapshot()
+    emu.create_wallet(wallet_name="later", accounts=[])
+    emu.restore(kept)  # a new store: the whole document is written
+    journal.sync()
+    assert saved(tmp_path) == emu.to_document()
+    emu.clock.advance(3600)
+    journal.sync()
+    assert saved(tmp_path)["clock"] == emu.to_document()["clock"]
+    checkpoint = emu.checkpoint()
+    emu.create_wallet(wallet_name="undone", accounts=[])
+    emu.rollback(checkpoint)
+    emu.create_wallet(wallet_name="after", accounts=[])  # the commit sees the rollback
+    assert saved(tmp_path) == emu.to_document()
+    emu.reset()
+    journal.sync()
+    assert saved(tmp_path) == emu.to_document()
+
+
+def test_a_failed_write_rolls_the_change_back(tmp_path):
+    emu, journal = journaled(tmp_path)
+    emu.create_organization("Acme")
+    before = state_digest(emu)
+    journal.state.close()  # every write now fails
+    with pytest.raises(sqlite3.ProgrammingError):
+        emu.create_wallet(wallet_name="unwritten", accounts=[])
+    assert state_digest(emu) == before
+    assert emu.list_wallets()["wallets"] == []
+
+
+def test_a_commit_after_close_fails_and_changes_nothing(tmp_path):
+    emu, journal = journaled(tmp_path)
+    emu.create_organization("Acme")
+    journal.close()
+    with pytest.raises(StateFileClosed):
+        emu.create_wallet(wallet_name="late", accounts=[])
+    assert emu.list_wallets()["wallets"] == []
+    assert saved(tmp_path)["organizations"] == emu.to_document()["organizations"]
+
+
+def test_threads_committing_at_once_replay_to_the_live_state(tmp_path):
+    """Commit order is write order: eight threads creating and renaming wallets and users
+    at once leave a file that replays to exactly the live document."""
+    import threading
+
+    from emulator.world import Settings
+
+    emu = Emulator(seed=9, settings=Settings(max_wallets_per_organization=1000))
+    emu.create_organization("Acme")
+    emu, journal = journaled(tmp_path, emu, compact_every=25)
+
+    def work(n: int) -> None:
+        for i in range(12):
+            made = emu.create_wallet(wallet_name=f"t{n}-{i}", accounts=[])
+            emu.update_wallet(wallet_id=made["walletId"], wallet_name=f"t{n}-{i}-renamed")
+            if i % 4 == 0:
+                emu.create_users(users=[user_params(f"u{n}-{i}")])
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert journal.compactions >= 3
+    assert len(emu.list_wallets()["wallets"]) == 96
+    assert saved(tmp_path) == emu.to_document()
