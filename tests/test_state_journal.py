@@ -144,3 +144,37 @@ def test_threads_committing_at_once_replay_to_the_live_state(tmp_path):
     assert journal.compactions >= 3
     assert len(emu.list_wallets()["wallets"]) == 96
     assert saved(tmp_path) == emu.to_document()
+
+
+def test_the_newer_operations_replay_to_the_live_document(tmp_path):
+    """IP allowlists, API-only users, one-field user updates, legacy policy and
+    sub-organization versions: each write reaches the journal as it reaches the state."""
+    from emulator.testing.authenticator import VirtualAuthenticator
+
+    emu, journal = journaled(tmp_path, compact_every=10**9)
+    emu.create_organization("Acme")
+    emu.backdoor.set_client_ip("10.0.0.1")
+    (bot,) = emu.create_api_only_users(api_only_users=[{"userName": "bot"}])["userIds"]
+    emu.update_user_name(user_id=bot, user_name="robot")
+    emu.update_user_email(user_id=bot, user_email="bot@acme.test")
+    root_key = emu.organization().api_public_key
+    emu.set_ip_allowlist(enabled=True, rules=[{"cidr": "10.0.0.0/20", "label": "office"}])
+    emu.set_ip_allowlist(public_key=root_key, rules=[{"cidr": "10.0.0.0/24"}])
+    emu.call(
+        "create_policy",
+        {"policyName": "legacy", "effect": "EFFECT_ALLOW", "selectors": []},
+        activity_type="ACTIVITY_TYPE_CREATE_POLICY",
+    )
+    emu.call(
+        "create_sub_organization",
+        {"name": "end user", "rootAuthenticator": VirtualAuthenticator().authenticator_params("k")},
+        activity_type="ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION",
+    )
+    emu.remove_ip_allowlist(public_key=root_key)
+    assert journal.compactions == 0
+    document = saved(tmp_path)
+    assert document == emu.to_document()
+    again = Emulator.from_document(document, exact_order=False)
+    assert state_digest(again) == state_digest(emu)
+    org = again.world.store.organizations[emu.organization().organization_id]
+    assert list(org.ip_allowlists) == [""]

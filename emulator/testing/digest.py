@@ -43,6 +43,7 @@ def state_digest(emu: Emulator) -> str:
             "signers": {value: repr(ref) for value, ref in org.signers.items()},
             "policies": [render.policy(p) for p in org.policies.values()],
             "invitations": [repr(i) for i in org.invitations.values()],
+            "ip_allowlists": [repr(a) for a in org.ip_allowlists.values()],
             "otps": [  # attempts, use and tokens included; the code hashed
                 repr(replace(o, code=hashlib.sha256(o.code.encode()).hexdigest()))
                 for o in org.otps.values()
