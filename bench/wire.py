@@ -216,10 +216,13 @@ def host(name: str, port: int) -> None:
             log_level="warning",
             proxy_headers=False,
         )
-    elif name == "emulator":  # what `serve` runs
+    elif name == "emulator":  # what `serve` runs, its garbage-collection step included
+        from emulator.gc_tuning import freeze_survivors, freeze_young
         from emulator.http.server import make_api_server
 
-        make_api_server(emu.world, "127.0.0.1", port).serve_forever()
+        server = make_api_server(emu.world, "127.0.0.1", port, on_second=freeze_young)
+        freeze_survivors()
+        server.serve_forever()
     else:
         raise SystemExit(f"unknown candidate {name}")
 

@@ -32,7 +32,7 @@ import sys
 from collections.abc import Sequence
 
 from .api import Emulator, OrganizationHandle
-from .gc_tuning import freeze_survivors
+from .gc_tuning import freeze_survivors, freeze_young
 from .http.control import Control
 from .http.options import MIB, WireOptions
 from .http.server import StartupError, make_api_server
@@ -195,7 +195,13 @@ def serve(args: argparse.Namespace) -> int:
         on_change = journal.sync if journal is not None else None
         control = Control(emulator, baseline=emulator.snapshot())
         server = make_api_server(
-            emulator.world, args.host, args.port, control, options=options, on_change=on_change
+            emulator.world,
+            args.host,
+            args.port,
+            control,
+            options=options,
+            on_change=on_change,
+            on_second=freeze_young,  # the records made since are state: no rescans
         )
     except (ValueError, KeyError, OSError, sqlite3.Error, StartupError) as exc:
         if journal is not None:

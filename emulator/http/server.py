@@ -78,6 +78,7 @@ class ApiServer:
         *,
         options: WireOptions | None = None,
         on_change: Callable[[], None] | None = None,
+        on_second: Callable[[], None] | None = None,
     ) -> None:
         import uvicorn
 
@@ -102,6 +103,7 @@ class ApiServer:
             backlog=self.options.backlog,
         )
         self._server = _GracefulServer(config)
+        self._server.on_second = on_second
 
     @property
     def server_address(self) -> tuple[str, int]:
@@ -149,6 +151,13 @@ def _graceful_server_class() -> type:
                 for sig, handler in before.items():
                     signal.signal(sig, handler)
 
+        on_second: Callable[[], None] | None = None
+
+        async def on_tick(self, counter: int) -> bool:
+            if counter % 10 == 0 and self.on_second is not None:  # ten ticks a second
+                self.on_second()
+            return await super().on_tick(counter)
+
     return GracefulServer
 
 
@@ -164,9 +173,13 @@ def make_api_server(
     *,
     options: WireOptions | None = None,
     on_change: Callable[[], None] | None = None,
+    on_second: Callable[[], None] | None = None,
 ) -> ApiServer:
-    """A server (bound, not yet serving) on ``host:port``; port 0 picks a free one."""
-    return ApiServer(world, host, port, control, options=options, on_change=on_change)
+    """A server (bound, not yet serving) on ``host:port``; port 0 picks a free one.
+    ``on_second`` runs on the server's loop once a second (``serve``: the GC step)."""
+    return ApiServer(
+        world, host, port, control, options=options, on_change=on_change, on_second=on_second
+    )
 
 
 def base_url(server: ApiServer) -> str:
