@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
 import requests
 
 from emulator import Emulator, TurnkeyApiError, messages
 from emulator.crypto.stamps import sign_stamp
-from emulator.http.server import make_api_server
+from emulator.http.server import serving
 
 from .helpers import add_user, error_of, fails, violations
 
@@ -197,27 +196,21 @@ def test_a_non_root_user_needs_a_policy(emu):
 def test_over_the_wire_the_peer_address_is_judged():
     emu = Emulator(seed=11)
     org = emu.create_organization()
-    server = make_api_server(emu.world, port=0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     body = json.dumps({"organizationId": org.organization_id}).encode()
     headers = {
         "X-Stamp": sign_stamp(body, org.api_key).header_value(),
         "Origin": "http://localhost:3000",
     }
-    url = server.base_url + "/public/v1/query/whoami"
-    try:
-        emu.backdoor.set_client_ip("127.0.0.1")
+    emu.backdoor.set_client_ip("127.0.0.1")
+    with serving(emu.world) as base_url:
+        url = base_url + "/public/v1/query/whoami"
         allow(emu, "127.0.0.0/24", enabled=True)
         assert requests.post(url, data=body, headers=headers, timeout=10).status_code == 200
         allow(emu, "10.0.0.0/20", enabled=True)
         answer = requests.post(url, data=body, headers=headers, timeout=10)
-        assert answer.status_code == 403
-        assert answer.json()["message"] == messages.ip_not_allowed("127.0.0.1")
-        assert answer.headers["Access-Control-Allow-Origin"] == "*"
-    finally:
-        server.shutdown()
-        thread.join(timeout=15)
+    assert answer.status_code == 403
+    assert answer.json()["message"] == messages.ip_not_allowed("127.0.0.1")
+    assert answer.headers["Access-Control-Allow-Origin"] == "*"
 
 
 def test_the_typescript_client_sets_and_reads_an_allowlist():
@@ -229,42 +222,29 @@ def test_the_typescript_client_sets_and_reads_an_allowlist():
     emu = Emulator(seed=12)
     root = generate_key_pair()
     org = emu.create_organization(api_public_key=root.public_key, api_private_key=root.private_key)
-    server = make_api_server(emu.world, port=0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    common = {
-        "baseUrl": server.base_url,
-        "apiPublicKey": root.public_key,
-        "apiPrivateKey": root.private_key,
+    set_body = {
+        "type": "ACTIVITY_TYPE_SET_IP_ALLOWLIST",
+        "timestampMs": str(emu.clock.now_ms()),
+        "organizationId": org.organization_id,
+        "parameters": {"enabled": True, "rules": [{"cidr": "127.0.0.0/24", "label": "loopback"}]},
     }
-    try:
+    with serving(emu.world) as base_url:
+        common = {
+            "op": "call",
+            "baseUrl": base_url,
+            "apiPublicKey": root.public_key,
+            "apiPrivateKey": root.private_key,
+        }
         done, read = ts.run(
             [
+                {**common, "method": "setIpAllowlist", "body": set_body},
                 {
-                    "op": "call",
-                    **common,
-                    "method": "setIpAllowlist",
-                    "body": {
-                        "type": "ACTIVITY_TYPE_SET_IP_ALLOWLIST",
-                        "timestampMs": str(emu.clock.now_ms()),
-                        "organizationId": org.organization_id,
-                        "parameters": {
-                            "enabled": True,
-                            "rules": [{"cidr": "127.0.0.0/24", "label": "loopback"}],
-                        },
-                    },
-                },
-                {
-                    "op": "call",
                     **common,
                     "method": "getIpAllowlist",
                     "body": {"organizationId": org.organization_id},
                 },
             ]
         )
-    finally:
-        server.shutdown()
-        thread.join(timeout=15)
     assert done["activity"]["status"] == COMPLETED
     assert read["allowlist"]["enabled"] is True
     assert [r["cidr"] for r in read["allowlist"]["rules"]] == ["127.0.0.0/24"]

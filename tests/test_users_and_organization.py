@@ -487,56 +487,40 @@ def test_the_typescript_client_creates_api_only_users_and_reads_the_organization
     from tests.typescript import typescript_or_skip
 
     ts = typescript_or_skip()
-    import threading
-
     from emulator.crypto.api_keys import generate_key_pair
-    from emulator.http.server import make_api_server
+    from emulator.http.server import serving
 
     emu = Emulator(seed=8)
     root = generate_key_pair()
     org = emu.create_organization(api_public_key=root.public_key, api_private_key=root.private_key)
     bot_key = new_key()
-    server = make_api_server(emu.world, port=0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    common = {
-        "baseUrl": server.base_url,
-        "apiPublicKey": root.public_key,
-        "apiPrivateKey": root.private_key,
+    create_body = {
+        "type": "ACTIVITY_TYPE_CREATE_API_ONLY_USERS",
+        "timestampMs": str(emu.clock.now_ms()),
+        "organizationId": org.organization_id,
+        "parameters": {
+            "apiOnlyUsers": [
+                {"userName": "bot", "userTags": [], "apiKeys": [api_key_params(bot_key, "bot key")]}
+            ]
+        },
     }
-    try:
+    with serving(emu.world) as base_url:
+        common = {
+            "op": "call",
+            "baseUrl": base_url,
+            "apiPublicKey": root.public_key,
+            "apiPrivateKey": root.private_key,
+        }
         created, organization = ts.run(
             [
+                {**common, "method": "createApiOnlyUsers", "body": create_body},
                 {
-                    "op": "call",
-                    **common,
-                    "method": "createApiOnlyUsers",
-                    "body": {
-                        "type": "ACTIVITY_TYPE_CREATE_API_ONLY_USERS",
-                        "timestampMs": str(emu.clock.now_ms()),
-                        "organizationId": org.organization_id,
-                        "parameters": {
-                            "apiOnlyUsers": [
-                                {
-                                    "userName": "bot",
-                                    "userTags": [],
-                                    "apiKeys": [api_key_params(bot_key, "bot key")],
-                                }
-                            ]
-                        },
-                    },
-                },
-                {
-                    "op": "call",
                     **common,
                     "method": "getOrganization",
                     "body": {"organizationId": org.organization_id},
                 },
             ]
         )
-    finally:
-        server.shutdown()
-        thread.join(timeout=15)
     (bot_id,) = created["activity"]["result"]["createApiOnlyUsersResult"]["userIds"]
     names = [u["userName"] for u in organization["organizationData"]["users"]]
     assert names == ["Root User", "bot"]
