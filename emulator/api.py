@@ -463,18 +463,19 @@ class Emulator(OperationMethods):
         # empty signature.
         with self._world.lock:  # the timestamp and the activity it makes are one step
             if timestamp_ms is None:
-                raw = self._fresh(body, engine.fingerprint)
+                raw, known = self._fresh(body, engine.fingerprint)
             else:
-                raw = json.dumps(body).encode()
-            request = engine.request(op, body, raw, stamp, check_signature=False)
+                raw, known = json.dumps(body).encode(), None
+            request = engine.request(op, body, raw, stamp, check_signature=False, fingerprint=known)
             response = engine.dispatch(self._world, request)
         activity = response["activity"]
         version = op.version(activity["type"])
         result = activity["result"].get(version.result_key) if version else None
         return {"activity": activity, **(result or {})}
 
-    def _fresh(self, body: Json, fingerprint: Callable[[bytes], str]) -> bytes:
-        """Give ``body`` a ``timestampMs`` that makes it a new activity, and its bytes.
+    def _fresh(self, body: Json, fingerprint: Callable[[bytes], str]) -> tuple[bytes, str]:
+        """Give ``body`` a ``timestampMs`` that makes it a new activity: its bytes and their
+        fingerprint.
 
         Facade timestamps follow the clock but never repeat and always increase: under
         the world lock, each is past the last one, even with the clock frozen, set back or
@@ -493,9 +494,10 @@ class Emulator(OperationMethods):
         while True:
             body["timestampMs"] = str(stamp)
             raw = json.dumps(body).encode()
-            if fingerprint(raw) not in seen:
+            made = fingerprint(raw)
+            if made not in seen:
                 self._last_timestamp_ms = stamp
-                return raw
+                return raw, made
             stamp += 1
 
     def _caller_key(self, org_id: str, caller: Caller | None) -> ApiKeyPair | VirtualAuthenticator:

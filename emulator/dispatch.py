@@ -66,6 +66,8 @@ class Request:
     check_signature: bool = True
     # The source address on the wire; None in-process (then ``world.client_ip``, a test seam).
     client_ip: str | None = None
+    # ``fingerprint(raw)`` where the caller has it already (the facade computes it).
+    fingerprint: str | None = None
 
 
 def dispatch(world: World, request: Request) -> Json:
@@ -142,7 +144,7 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
         mismatch = f" ({body['type']} is not an activity of {op.path})" if body.get("type") else ""
         errors.add("type", f"must be one of {', '.join(op.activity_types)}{mismatch}")
         raise ValidationFailed(errors)
-    request_fingerprint = fingerprint(request.raw)
+    request_fingerprint = request.fingerprint or fingerprint(request.raw)
     existing = world.store.activities_by_fingerprint.get(request_fingerprint)
     if existing is not None and existing.organization_id == org.organization_id:
         return _resubmitted(world, org, caller, existing, request.raw)
