@@ -32,7 +32,7 @@ from .ids import is_uuid, uuid7_from
 from .models import Activity, Organization
 from .ops import ACTIVITY, Operation
 from .schema import Violations, check
-from .services import ip_allowlists
+from .services import ip_allowlists, session_profiles
 from .services.activities import COMPLETED, check_timestamp, fingerprint, new_vote, record_activity
 from .services.auth import Caller, authenticate
 from .services.authorization import approval_of, authorize, check_voter_organization
@@ -155,6 +155,7 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
     if not from_parent:
         check_voter_organization(caller, org)
     now_ns = world.clock.now_ns()
+    session_profiles.check_scope(world.store, org, caller, version.activity_type, canonical, now_ns)
     if op.vote_selection is not None:  # a vote answers the activity it is cast on
         return _in_transaction(
             world,

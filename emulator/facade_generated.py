@@ -189,6 +189,11 @@ class CreateReadWriteSessionResult(TypedDict):
     credentialBundle: str
 
 
+class CreateSessionProfileResult(TypedDict):
+    activity: dict[str, Any]
+    sessionProfileId: str
+
+
 class OauthProviderParams2(TypedDict):
     providerName: str
     oidcToken: str
@@ -401,6 +406,16 @@ class GetPolicyEvaluationsResult(TypedDict):
 class GetPrivateKeyResult(TypedDict):
     activity: dict[str, Any]
     privateKey: dict[str, Any]
+
+
+class GetSessionProfileResult(TypedDict):
+    activity: dict[str, Any]
+    sessionProfile: dict[str, Any]
+
+
+class GetSessionProfilesResult(TypedDict):
+    activity: dict[str, Any]
+    sessionProfiles: list[dict[str, Any]]
 
 
 class GetUserResult(TypedDict):
@@ -841,6 +856,25 @@ class OperationMethods:
         return cast(
             "CreateReadWriteSessionResult",
             self._run_operation("create_read_write_session", {"targetPublicKey": target_public_key, "userId": user_id, "invalidateExisting": invalidate_existing, "apiKeyName": api_key_name, "expirationSeconds": expiration_seconds, "email": email}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
+    @operation("create_session_profile")
+    def create_session_profile(
+        self,
+        *,
+        session_profile_name: str,
+        scope: str,
+        expiration_seconds: str | None = None,
+        notes: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CREATE_SESSION_PROFILE"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> CreateSessionProfileResult:
+        """Create session profile (``/public/v1/submit/create_session_profile``)."""
+        return cast(
+            "CreateSessionProfileResult",
+            self._run_operation("create_session_profile", {"sessionProfileName": session_profile_name, "scope": scope, "expirationSeconds": expiration_seconds, "notes": notes}, organization_id, caller, activity_type, timestamp_ms),
         )
 
     @operation("create_sub_organization")
@@ -1394,6 +1428,33 @@ class OperationMethods:
         return cast(
             "GetPrivateKeyResult",
             self._run_operation("get_private_key", {"privateKeyId": private_key_id}, organization_id, caller),
+        )
+
+    @operation("get_session_profile")
+    def get_session_profile(
+        self,
+        *,
+        session_profile_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetSessionProfileResult:
+        """Get session profile (``/public/v1/query/get_session_profile``)."""
+        return cast(
+            "GetSessionProfileResult",
+            self._run_operation("get_session_profile", {"sessionProfileId": session_profile_id}, organization_id, caller),
+        )
+
+    @operation("get_session_profiles")
+    def get_session_profiles(
+        self,
+        *,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetSessionProfilesResult:
+        """List session profiles (``/public/v1/query/get_session_profiles``)."""
+        return cast(
+            "GetSessionProfilesResult",
+            self._run_operation("get_session_profiles", {}, organization_id, caller),
         )
 
     @operation("get_user")

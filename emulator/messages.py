@@ -478,3 +478,20 @@ def too_many_cidrs(version: int, limit: int) -> str:
 
 def api_key_not_found_by_public_key(public_key: str, organization_id: str) -> str:
     return f"unable to find API key with public key {public_key} in organization {organization_id}"
+
+
+# --- session profiles (features/authentication/sessions/session-profiles; texts ours) --------
+
+SESSION_PROFILE_EXPIRATION_ZERO = "a session profile's expirationSeconds must be more than 0"
+
+
+def invalid_session_profile_scope(why: str) -> str:
+    return f"invalid session profile scope: {why}"
+
+
+def session_profile_not_found(session_profile_id: str, organization_id: str) -> str:
+    return f"unable to find session profile {session_profile_id} in organization {organization_id}"
+
+
+def session_scope_denied(session_profile_id: str) -> str:
+    return f"the scope of session profile {session_profile_id} does not allow this activity"

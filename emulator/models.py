@@ -28,6 +28,8 @@ class ApiKey:
     created_at: int
     updated_at: int
     expiration_seconds: str | None = None
+    # A login key issued with a session profile: its scope judges every activity it stamps.
+    session_profile_id: str | None = None
 
     @property
     def curve(self) -> str:
@@ -274,6 +276,19 @@ class IpAllowlist:
     on_evaluation_error: str = "DENY"
 
 
+@dataclass(frozen=True, slots=True)
+class SessionProfile:
+    """A session profile (features/authentication/sessions/session-profiles): immutable once
+    made; sessions issued with it are limited to its ``scope`` and ``expiration_seconds``."""
+
+    session_profile_id: str
+    name: str
+    scope: str
+    created_at: int
+    expiration_seconds: str | None = None
+    notes: str = ""
+
+
 class NameIndex(dict):
     """A derived index, name -> record id, kept beside a collection so that a create checks
     uniqueness in constant time. Not saved: loading rebuilds it from the records."""
@@ -303,6 +318,7 @@ class Organization:
     sub_organization_ids: list[str] = field(default_factory=list)
     # IP allowlists: "" for the organization's, else the API key's public key.
     ip_allowlists: dict[str, IpAllowlist] = field(default_factory=dict)
+    session_profiles: dict[str, SessionProfile] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)

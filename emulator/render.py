@@ -45,6 +45,8 @@ def api_key(key: ApiKey) -> Json:
     }
     if key.expiration_seconds is not None:
         out["expirationSeconds"] = key.expiration_seconds
+    if key.session_profile_id is not None:
+        out["credential"]["sessionProfileId"] = key.session_profile_id
     return out
 
 

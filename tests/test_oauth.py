@@ -211,16 +211,19 @@ def test_oauth_login_options_and_tknonce(emu, social):
     session_key = TargetKey.generate(b"\x04" * 32).api_key
     nonce = nonce_for(session_key.public_key)
     token = emu.oidc.token(sub=ANN, aud=[AUD, "other"], extra_claims={"tknonce": nonce})
+    # a profile of the parent organization, which its sub-organizations see
+    profile = emu.create_session_profile(session_profile_name="p", scope="true")
+    profile_id = profile["sessionProfileId"]
     out = emu.oauth_login(
         organization_id=social.sub_id,
         oidc_token=token,
         public_key=session_key.public_key,
         expiration_seconds="120",
         invalidate_existing=True,
-        session_profile_id="profile-1",
+        session_profile_id=profile_id,
     )
     claims = verify_session_jwt(out["session"], emu.enclave.notarizer_public_key)
-    assert (claims["exp"], claims["session_profile_id"]) == (social.now_s + 120, "profile-1")
+    assert (claims["exp"], claims["session_profile_id"]) == (social.now_s + 120, profile_id)
 
 
 def test_only_the_parent_runs_them_from_outside(emu, social, turnkey_org):

@@ -218,10 +218,12 @@ def test_sms_flow_in_the_organization_itself(emu, turnkey_org):
     claims = client_crypto.verify_verification_token(token, emu.enclave.tls_fetcher_public_key)
     assert (claims["verification_type"], claims["contact"]) == ("OTP_TYPE_SMS", PHONE)
     assert claims["exp"] == str(emu.clock.now_ms() + 120_000)
-    made = login(emu, token, key, expiration_seconds="300", session_profile_id="profile-1")
+    profile = emu.create_session_profile(session_profile_name="p", scope="true")
+    profile_id = profile["sessionProfileId"]
+    made = login(emu, token, key, expiration_seconds="300", session_profile_id=profile_id)
     session = verify_session_jwt(made["session"], emu.enclave.notarizer_public_key)
     assert session["user_id"] == turnkey_org.user_id
-    assert session["session_profile_id"] == "profile-1"
+    assert session["session_profile_id"] == profile_id
     assert session["exp"] == emu.clock.now_ns() // NS + 300
     user = emu.world.store.organizations[turnkey_org.organization_id].users[turnkey_org.user_id]
     assert (user.email_verified, user.phone_number_verified) == (False, True)

@@ -338,20 +338,22 @@ def test_stamp_login(emu, wire, turnkey_org):
 def test_stamp_login_expiry_profile_and_invalidate_existing(emu, turnkey_org):
     first = emu.stamp_login(publicKey=target(1).compressed_public_key)["session"]
     emu.create_read_write_session(targetPublicKey=target(9).public_key)
+    profile = emu.create_session_profile(session_profile_name="everything", scope="true")
     made = emu.stamp_login(
         publicKey=target(2).compressed_public_key,
         expirationSeconds="60",
-        sessionProfileId="profile-1",
+        sessionProfileId=profile["sessionProfileId"],
         invalidateExisting=True,
     )
     claims = verify_session_jwt(made["session"], emu.enclave.notarizer_public_key)
     assert claims == {
         "exp": now_s(emu) + 60,
         "public_key": target(2).compressed_public_key,
-        "session_type": "SESSION_TYPE_READ_WRITE",
+        "session_type": "everything",  # the profile's name
         "user_id": turnkey_org.user_id,
         "organization_id": turnkey_org.organization_id,
-        "session_profile_id": "profile-1",
+        "session_profile_id": profile["sessionProfileId"],
+        "scope": "true",
     }
     assert verify_independently(made["session"], emu.enclave.notarizer_public_key) == claims
     keys = keys_of(emu, turnkey_org.user_id)

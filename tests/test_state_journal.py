@@ -171,6 +171,13 @@ def test_the_newer_operations_replay_to_the_live_document(tmp_path):
         activity_type="ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION",
     )
     emu.remove_ip_allowlist(public_key=root_key)
+    made = emu.create_session_profile(session_profile_name="signer", scope="true")
+    from emulator.testing.client_crypto import TargetKey
+
+    emu.stamp_login(
+        public_key=TargetKey.generate().compressed_public_key,
+        session_profile_id=made["sessionProfileId"],
+    )
     assert journal.compactions == 0
     document = saved(tmp_path)
     assert document == emu.to_document()
