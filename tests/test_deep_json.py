@@ -24,11 +24,9 @@ from emulator.testing.client_crypto import TargetKey
 DEEP = "[" * 5000 + "]" * 5000
 DEEP_OBJECT = '{"a":' * 3000 + "1" + "}" * 3000
 ROOT = Path(__file__).parent.parent / "emulator"
-# Modules that parse only JSON the emulator wrote itself (its own state file and document,
-# its own test issuer's keys, a test-only signature check).
+# Modules that parse only JSON the emulator wrote itself (its own test issuer's keys, a
+# test-only signature check, its own package data).
 OWN_JSON = {
-    "state/persistence.py",
-    "state/document.py",
     "testing/oidc.py",
     "testing/signature_checks.py",
     "ops/coverage.py",  # its own package data
@@ -195,3 +193,13 @@ def test_a_deep_import_bundle_is_400(turnkey_emulator, turnkey_org, bundle):
         )
     )
     assert error.status == 400
+
+
+def test_a_deep_state_document_is_a_clear_error(tmp_path):
+    from emulator import Emulator
+    from emulator.state.records import DocumentError
+
+    path = tmp_path / "deep.json"
+    path.write_text(DEEP)
+    with pytest.raises(DocumentError, match="not a JSON state document"):
+        Emulator.load(path)

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import jsontext
 from ..crypto import hd
 from ..crypto.api_keys import ApiKeyPair
 from ..enclave import ROLES, EnclaveKeys
@@ -181,13 +182,11 @@ def read(path: str | os.PathLike[str]) -> Json:
         text = Path(path).read_text(encoding="utf-8")
         if not text.strip():
             raise DocumentError(f"{path}: the file is empty, not a state document")
-        return json.loads(text)
+        return jsontext.loads(text)
     except UnicodeDecodeError:
         raise DocumentError(f"{path}: not a JSON state document (not UTF-8 text)") from None
-    except json.JSONDecodeError as exc:
+    except ValueError as exc:  # not JSON, or nested past jsontext's bound
         raise DocumentError(f"{path}: not a JSON state document ({exc})") from None
-    except RecursionError:
-        raise DocumentError(f"{path}: not a JSON state document (nested too deep)") from None
 
 
 # ----- loading ---------------------------------------------------------------------------

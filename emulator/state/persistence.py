@@ -36,6 +36,7 @@ import sqlite3
 import threading
 from typing import Any
 
+from .. import jsontext
 from .document import FORMAT
 from .records import DocumentError
 from .replay import Replay
@@ -142,7 +143,7 @@ class StateFile:
         with self._lock:
             try:
                 (text,) = self._db.execute("SELECT document FROM base WHERE id = 1").fetchone()
-                base = json.loads(text)
+                base = jsontext.loads(text)
                 replay = Replay(base)
                 self.base_bytes, self.journal_bytes = len(text), 0
                 rows = self._db.execute(
@@ -152,7 +153,7 @@ class StateFile:
                 for seq, changes in rows:
                     if seq != expected:
                         raise DocumentError(f"journal row {expected} is missing")
-                    replay.apply(json.loads(changes), f"journal row {seq}")
+                    replay.apply(jsontext.loads(changes), f"journal row {seq}")
                     self.journal_bytes += len(changes)
                     expected += 1
             except (sqlite3.Error, ValueError, TypeError) as exc:
