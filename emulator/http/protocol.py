@@ -117,8 +117,7 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_read_timer()
-        if self in self.connections or self.parser is not None:
-            super().connection_lost(exc)
+        super().connection_lost(exc)
 
     # ----- reading ----------------------------------------------------------------------
 
@@ -132,7 +131,7 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
             self._refuse(error_answer(400, INVALID_ARGUMENT, "protocol upgrades are not served"))
             return
         except httptools.HttpParserError as error:
-            if isinstance(error.__context__, HeadTooLarge) or isinstance(error, HeadTooLarge):
+            if isinstance(error.__context__, HeadTooLarge):  # raised in our on_header
                 self._refuse(self._head_too_large())
             else:
                 self._refuse(
