@@ -67,7 +67,10 @@ def bind(host: str, port: int, backlog: int) -> socket.socket:
 
 
 class ApiServer:
-    """The API (and, with ``control``, the control plane) served on one bound socket."""
+    """The API (and, with ``control``, the control plane) served on one bound socket:
+    bound at construction (port 0 picks a free one), serving from ``serve_forever``.
+    ``on_change`` runs after a request that may have changed state; ``on_second`` on the
+    server's loop once a second (``serve``: the garbage-collection step)."""
 
     def __init__(
         self,
@@ -165,25 +168,8 @@ def _GracefulServer(config: Any) -> Any:
     return _graceful_server_class()(config)
 
 
-def make_api_server(
-    world: World,
-    host: str = "127.0.0.1",
-    port: int = 8787,
-    control: Control | None = None,
-    *,
-    options: WireOptions | None = None,
-    on_change: Callable[[], None] | None = None,
-    on_second: Callable[[], None] | None = None,
-) -> ApiServer:
-    """A server (bound, not yet serving) on ``host:port``; port 0 picks a free one.
-    ``on_second`` runs on the server's loop once a second (``serve``: the GC step)."""
-    return ApiServer(
-        world, host, port, control, options=options, on_change=on_change, on_second=on_second
-    )
-
-
-def base_url(server: ApiServer) -> str:
-    return server.base_url
+# The name earlier versions made servers by: a server (bound, not yet serving).
+make_api_server = ApiServer
 
 
 @contextmanager
