@@ -194,6 +194,11 @@ class CreateSessionProfileResult(TypedDict):
     sessionProfileId: str
 
 
+class CreateSmartContractInterfaceResult(TypedDict):
+    activity: dict[str, Any]
+    smartContractInterfaceId: str
+
+
 class OauthProviderParams2(TypedDict):
     providerName: str
     oidcToken: str
@@ -418,6 +423,11 @@ class GetSessionProfilesResult(TypedDict):
     sessionProfiles: list[dict[str, Any]]
 
 
+class GetSmartContractInterfaceResult(TypedDict):
+    activity: dict[str, Any]
+    smartContractInterface: dict[str, Any]
+
+
 class GetUserResult(TypedDict):
     activity: dict[str, Any]
     user: dict[str, Any]
@@ -501,6 +511,11 @@ class ListPrivateKeyTagsResult(TypedDict):
 class ListPrivateKeysResult(TypedDict):
     activity: dict[str, Any]
     privateKeys: list[dict[str, Any]]
+
+
+class ListSmartContractInterfacesResult(TypedDict):
+    activity: dict[str, Any]
+    smartContractInterfaces: list[dict[str, Any]]
 
 
 class ListSuborgsResult(TypedDict):
@@ -877,6 +892,26 @@ class OperationMethods:
             self._run_operation("create_session_profile", {"sessionProfileName": session_profile_name, "scope": scope, "expirationSeconds": expiration_seconds, "notes": notes}, organization_id, caller, activity_type, timestamp_ms),
         )
 
+    @operation("create_smart_contract_interface")
+    def create_smart_contract_interface(
+        self,
+        *,
+        smart_contract_address: str,
+        smart_contract_interface: str,
+        type: Literal["SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM", "SMART_CONTRACT_INTERFACE_TYPE_SOLANA"],
+        label: str,
+        notes: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> CreateSmartContractInterfaceResult:
+        """Create smart contract interface (``/public/v1/submit/create_smart_contract_interface``)."""
+        return cast(
+            "CreateSmartContractInterfaceResult",
+            self._run_operation("create_smart_contract_interface", {"smartContractAddress": smart_contract_address, "smartContractInterface": smart_contract_interface, "type": type, "label": label, "notes": notes}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
     @operation("create_sub_organization")
     def create_sub_organization(
         self,
@@ -1104,6 +1139,22 @@ class OperationMethods:
         return cast(
             "DeletePrivateKeysResult",
             self._run_operation("delete_private_keys", {"privateKeyIds": private_key_ids, "deleteWithoutExport": delete_without_export}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
+    @operation("delete_smart_contract_interface")
+    def delete_smart_contract_interface(
+        self,
+        *,
+        smart_contract_interface_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> CreateSmartContractInterfaceResult:
+        """Delete smart contract interface (``/public/v1/submit/delete_smart_contract_interface``)."""
+        return cast(
+            "CreateSmartContractInterfaceResult",
+            self._run_operation("delete_smart_contract_interface", {"smartContractInterfaceId": smart_contract_interface_id}, organization_id, caller, activity_type, timestamp_ms),
         )
 
     @operation("delete_sub_organization")
@@ -1457,6 +1508,20 @@ class OperationMethods:
             self._run_operation("get_session_profiles", {}, organization_id, caller),
         )
 
+    @operation("get_smart_contract_interface")
+    def get_smart_contract_interface(
+        self,
+        *,
+        smart_contract_interface_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetSmartContractInterfaceResult:
+        """Get smart contract interface (``/public/v1/query/get_smart_contract_interface``)."""
+        return cast(
+            "GetSmartContractInterfaceResult",
+            self._run_operation("get_smart_contract_interface", {"smartContractInterfaceId": smart_contract_interface_id}, organization_id, caller),
+        )
+
     @operation("get_user")
     def get_user(
         self,
@@ -1743,6 +1808,32 @@ class OperationMethods:
         return cast(
             "ListPrivateKeysResult",
             self._run_operation("list_private_keys", {}, organization_id, caller),
+        )
+
+    @operation("list_smart_contract_interfaces")
+    def list_smart_contract_interfaces(
+        self,
+        *,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListSmartContractInterfacesResult:
+        """List smart contract interfaces (``/public/v1/query/list_smart_contract_interfaces``)."""
+        return cast(
+            "ListSmartContractInterfacesResult",
+            self._run_operation("list_smart_contract_interfaces", {}, organization_id, caller),
+        )
+
+    @operation("list_smart_contract_interfaces")
+    def get_smart_contract_interfaces(
+        self,
+        *,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListSmartContractInterfacesResult:
+        """List smart contract interfaces (``/public/v1/query/list_smart_contract_interfaces``)."""
+        return cast(
+            "ListSmartContractInterfacesResult",
+            self._run_operation("list_smart_contract_interfaces", {}, organization_id, caller),
         )
 
     @operation("list_suborgs")

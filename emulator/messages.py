@@ -495,3 +495,22 @@ def session_profile_not_found(session_profile_id: str, organization_id: str) -> 
 
 def session_scope_denied(session_profile_id: str) -> str:
     return f"the scope of session profile {session_profile_id} does not allow this activity"
+
+
+# --- smart contract interfaces (concepts/policies/smart-contract-interfaces; texts ours) ------
+
+CONTRACT_INTERFACE_TOO_LARGE = "a smart contract interface is limited to 400 kB"
+
+
+def invalid_contract_interface(why: str) -> str:
+    return f"invalid smart contract interface: {why}"
+
+
+def invalid_contract_address(address: str, expected: str) -> str:
+    return f"invalid smart contract address {address!r}: expected {expected}"
+
+
+def contract_interface_not_found(interface_id: str, organization_id: str) -> str:
+    return (
+        f"unable to find smart contract interface {interface_id} in organization {organization_id}"
+    )

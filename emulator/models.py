@@ -289,6 +289,19 @@ class SessionProfile:
     notes: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class SmartContractInterface:
+    """An uploaded Ethereum ABI or Solana IDL (its JSON text as given) for one address."""
+
+    smart_contract_interface_id: str
+    address: str
+    interface: str
+    interface_type: str  # SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM | _SOLANA
+    label: str
+    notes: str
+    created_at: int
+
+
 class NameIndex(dict):
     """A derived index, name -> record id, kept beside a collection so that a create checks
     uniqueness in constant time. Not saved: loading rebuilds it from the records."""
@@ -319,6 +332,7 @@ class Organization:
     # IP allowlists: "" for the organization's, else the API key's public key.
     ip_allowlists: dict[str, IpAllowlist] = field(default_factory=dict)
     session_profiles: dict[str, SessionProfile] = field(default_factory=dict)
+    smart_contract_interfaces: dict[str, SmartContractInterface] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)

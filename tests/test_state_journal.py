@@ -171,6 +171,12 @@ def test_the_newer_operations_replay_to_the_live_document(tmp_path):
         activity_type="ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION",
     )
     emu.remove_ip_allowlist(public_key=root_key)
+    emu.create_smart_contract_interface(
+        smart_contract_address="0x" + "ab" * 20,
+        smart_contract_interface="[]",
+        type="SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM",
+        label="abi",
+    )
     made = emu.create_session_profile(session_profile_name="signer", scope="true")
     from emulator.testing.client_crypto import TargetKey
 

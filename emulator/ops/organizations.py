@@ -8,6 +8,7 @@ from .. import render
 from ..models import Organization
 from ..schema import obj
 from ..services.context import Context
+from . import contract_interfaces
 from .registry import query
 
 Params = dict[str, Any]
@@ -47,8 +48,7 @@ def _quorum(org: Organization) -> Params:
     in_python_sdk=False,
 )
 def get_organization(ctx: Context, body: Params) -> Params:
-    """``v1OrganizationData``: everything the organization holds, in one answer. Smart
-    contract interfaces are not emulated, so their references are an empty list."""
+    """``v1OrganizationData``: everything the organization holds, in one answer."""
     org = ctx.org
     tags = [*org.user_tags.values(), *org.private_key_tags.values()]
     return {
@@ -63,7 +63,9 @@ def get_organization(ctx: Context, body: Params) -> Params:
             "rootQuorum": _quorum(org),
             "features": _features(org),
             "wallets": [render.wallet(w) for w in org.wallets.values()],
-            "smartContractInterfaceReferences": [],
+            "smartContractInterfaceReferences": [
+                contract_interfaces.reference(i) for i in org.smart_contract_interfaces.values()
+            ],
         }
     }
 

@@ -6,11 +6,11 @@ field names of the structs on Turnkey's policy-language page
 (https://docs.turnkey.com/features/policies/language, "Struct" and "Nested structs"). A field
 the transaction does not have is left out, so reading it is the engine's ``MissingField``.
 
-What the emulator cannot know is left out too. ``eth.tx.function_name``,
-``eth.tx.function_signature`` and ``eth.tx.contract_call_args``, and Solana's
-``parsed_instruction_data``, are only populated by Turnkey when a smart-contract interface (ABI
-or IDL) has been uploaded for the target; the emulator has no such uploads, so they are always
-absent. Policies should slice ``eth.tx.data`` instead (``eth.tx.data[0..10] == '0xa9059cbb'``).
+``eth.tx.function_name``, ``eth.tx.function_signature`` and ``eth.tx.contract_call_args`` are
+there only when an Ethereum ABI has been uploaded for the transaction's ``to``
+(``create_smart_contract_interface``; ``ethereum_view``'s ``contract_call`` reads it, see
+``policy/abi.py``). Solana's ``parsed_instruction_data`` (from an uploaded IDL) is not
+emulated yet: it is always absent.
 
 Case. Ethereum hex values are lowercase: addresses (``to``, ``from``, EIP-712
 ``verifying_contract`` and ``address`` / ``bytes`` message values, the EIP-7702 ``address``)
@@ -30,7 +30,7 @@ authorizations raise ``SigningError`` with the message the signer itself would g
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .. import jsontext
@@ -73,8 +73,15 @@ def _hex_address(address: str) -> str:
     return address
 
 
-def ethereum_view(unsigned_transaction_hex: str, sender: str | None) -> dict[str, Any]:
+def ethereum_view(
+    unsigned_transaction_hex: str,
+    sender: str | None,
+    contract_call: Callable[[str, bytes], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """``eth.tx`` for a ``TRANSACTION_TYPE_ETHEREUM`` sign_transaction.
+
+    ``contract_call(to, data)``, where given, adds what an uploaded ABI makes of the call
+    (``function_name``, ``function_signature``, ``contract_call_args``; ``{}`` for none).
 
     ``sender`` is the signing address (``from``; left out when None). ``to`` is ``''`` for a
     contract creation, as the docs' deployment policy (``eth.tx.to == ''``) expects. ``gas_price``
@@ -101,6 +108,8 @@ def ethereum_view(unsigned_transaction_hex: str, sender: str | None) -> dict[str
     if tx.max_fee_per_blob_gas is not None:
         view["max_fee_per_blob_gas"] = tx.max_fee_per_blob_gas
     view["type"] = tx.type_name
+    if contract_call is not None and tx.to is not None:
+        view.update(contract_call(tx.to, tx.data))
     return view
 
 

@@ -13,7 +13,8 @@ policy reads it, at most once per evaluation.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import jsontext
@@ -21,9 +22,11 @@ from ..crypto import eip712
 from ..crypto.signing import EIP712, EIP7702_AUTHORIZATION
 from ..crypto.transactions import TransactionError
 from ..models import Organization, PrivateKey, SignerRef, User, Wallet
-from ..policy import Lazy, PolicyEvaluationError, Timestamp
+from ..policy import Lazy, PolicyEvaluationError, Timestamp, abi
 from ..policy.catalog import activity_kind, exposed_params, resource_action
 from ..policy.chains import eip712_view, eip7702_view, ethereum_view, solana_view
+
+ETHEREUM_INTERFACE = "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM"
 
 if TYPE_CHECKING:
     from .policy_engine import Approval
@@ -51,7 +54,7 @@ def condition_environment(
         activity["resource"], activity["action"] = resource_and_action
     env: Json = {"activity": activity, "time": {"now": Timestamp.from_ns(now_ns)}}
     _add_targets(env, org, params)
-    _add_payloads(env, params)
+    _add_payloads(env, org, params)
     return env
 
 
@@ -153,12 +156,13 @@ def _private_key(key: PrivateKey) -> Json:
 # ----- what is being signed -----------------------------------------------------------
 
 
-def _add_payloads(env: Json, params: Mapping[str, Any]) -> None:
+def _add_payloads(env: Json, org: Organization, params: Mapping[str, Any]) -> None:
     unsigned = params.get("unsignedTransaction")
     if isinstance(unsigned, str):
         sender = params.get("signWith") if isinstance(params.get("signWith"), str) else None
         if params.get("type") == SIGN_TRANSACTION_ETHEREUM:
-            env["eth"] = {"tx": Lazy(lambda: _parsed(ethereum_view, unsigned, sender))}
+            calls = contract_calls(org)
+            env["eth"] = {"tx": Lazy(lambda: _parsed(ethereum_view, unsigned, sender, calls))}
         elif params.get("type") == SIGN_TRANSACTION_SOLANA:
             env["solana"] = {"tx": Lazy(lambda: _parsed(solana_view, unsigned))}
         return
@@ -167,6 +171,30 @@ def _add_payloads(env: Json, params: Mapping[str, Any]) -> None:
         env["eth"] = {"eip_712": Lazy(lambda: _viewed(eip712_view, _typed_data(payload)))}
     elif isinstance(payload, str) and encoding == EIP7702_AUTHORIZATION:
         env["eth"] = {"eip_7702_authorization": Lazy(lambda: _viewed(eip7702_view, _json(payload)))}
+
+
+def contract_calls(org: Organization) -> Callable[[str, bytes], Json] | None:
+    """What ``eth.tx`` reads of a call through the organization's uploaded Ethereum ABIs
+    (``policy/abi.py``); ``None`` when it has none."""
+    by_address = {
+        i.address.lower(): i.interface
+        for i in org.smart_contract_interfaces.values()
+        if i.interface_type == ETHEREUM_INTERFACE
+    }
+    if not by_address:
+        return None
+
+    def read(to: str, data: bytes) -> Json:
+        text = by_address.get(to.lower())
+        return abi.call_view(_abi_of(text), data) if text is not None else {}
+
+    return read
+
+
+@functools.lru_cache(maxsize=64)
+def _abi_of(text: str) -> list[Any]:
+    value = jsontext.loads(text)
+    return value if isinstance(value, list) else []
 
 
 def _parsed(view, *args: Any) -> Json:

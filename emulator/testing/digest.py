@@ -45,6 +45,7 @@ def state_digest(emu: Emulator) -> str:
             "invitations": [repr(i) for i in org.invitations.values()],
             "ip_allowlists": [repr(a) for a in org.ip_allowlists.values()],
             "session_profiles": [repr(p) for p in org.session_profiles.values()],
+            "contract_interfaces": [repr(i) for i in org.smart_contract_interfaces.values()],
             "otps": [  # attempts, use and tokens included; the code hashed
                 repr(replace(o, code=hashlib.sha256(o.code.encode()).hexdigest()))
                 for o in org.otps.values()
