@@ -299,6 +299,11 @@ class DeletePrivateKeysResult(TypedDict):
     privateKeyIds: list[str]
 
 
+class DeleteSecretsResult(TypedDict):
+    activity: dict[str, Any]
+    secretIds: list[str]
+
+
 class DeleteSubOrganizationResult(TypedDict):
     activity: dict[str, Any]
     subOrganizationUuid: str
@@ -341,6 +346,26 @@ class ExportPrivateKeyResult(TypedDict):
     activity: dict[str, Any]
     privateKeyId: str
     exportBundle: str
+
+
+class RequestContextParams(TypedDict, total=False):
+    key: str
+    value: str
+
+
+class _SecretParamsRequired(TypedDict):
+    secretId: str
+    targetPublicKey: str
+    encryptionSuite: Literal["TRANSPORT_ENCRYPTION_SUITE_ENCLAVE_ENCRYPT_V1"]
+
+
+class SecretParams(_SecretParamsRequired, total=False):
+    requestContext: list[RequestContextParams]
+
+
+class ExportSecretsResult(TypedDict):
+    activity: dict[str, Any]
+    secretPayloads: list[str]
 
 
 Language = Literal["MNEMONIC_LANGUAGE_ENGLISH", "MNEMONIC_LANGUAGE_SIMPLIFIED_CHINESE", "MNEMONIC_LANGUAGE_TRADITIONAL_CHINESE", "MNEMONIC_LANGUAGE_CZECH", "MNEMONIC_LANGUAGE_FRENCH", "MNEMONIC_LANGUAGE_ITALIAN", "MNEMONIC_LANGUAGE_JAPANESE", "MNEMONIC_LANGUAGE_KOREAN", "MNEMONIC_LANGUAGE_SPANISH"]
@@ -449,9 +474,25 @@ class ImportPrivateKeyResult(TypedDict):
     addresses: list[dict[str, Any]]
 
 
+class _SecretParams2Required(TypedDict):
+    secretPayload: str
+    targetPublicKey: str
+    encryptionSuite: Literal["TRANSPORT_ENCRYPTION_SUITE_ENCLAVE_ENCRYPT_V1"]
+
+
+class SecretParams2(_SecretParams2Required, total=False):
+    name: str
+    staticProperties: list[RequestContextParams]
+
+
 class InitImportPrivateKeyResult(TypedDict):
     activity: dict[str, Any]
     importBundle: str
+
+
+class InitImportSecretsResult(TypedDict):
+    activity: dict[str, Any]
+    enclaveTargetMessages: list[str]
 
 
 class InitOtpEmailCustomizationParams(TypedDict, total=False):
@@ -511,6 +552,11 @@ class ListPrivateKeyTagsResult(TypedDict):
 class ListPrivateKeysResult(TypedDict):
     activity: dict[str, Any]
     privateKeys: list[dict[str, Any]]
+
+
+class ListSecretsResult(TypedDict):
+    activity: dict[str, Any]
+    secrets: list[dict[str, Any]]
 
 
 class ListSmartContractInterfacesResult(TypedDict):
@@ -1141,6 +1187,22 @@ class OperationMethods:
             self._run_operation("delete_private_keys", {"privateKeyIds": private_key_ids, "deleteWithoutExport": delete_without_export}, organization_id, caller, activity_type, timestamp_ms),
         )
 
+    @operation("delete_secrets")
+    def delete_secrets(
+        self,
+        *,
+        secret_ids: list[str],
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_DELETE_SECRETS"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> DeleteSecretsResult:
+        """Delete secrets (``/public/v1/submit/delete_secrets``)."""
+        return cast(
+            "DeleteSecretsResult",
+            self._run_operation("delete_secrets", {"secretIds": secret_ids}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
     @operation("delete_smart_contract_interface")
     def delete_smart_contract_interface(
         self,
@@ -1278,6 +1340,22 @@ class OperationMethods:
         return cast(
             "ExportPrivateKeyResult",
             self._run_operation("export_private_key", {"privateKeyId": private_key_id, "targetPublicKey": target_public_key}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
+    @operation("export_secrets")
+    def export_secrets(
+        self,
+        *,
+        secrets: list[SecretParams],
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_EXPORT_SECRETS"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> ExportSecretsResult:
+        """Export secrets (``/public/v1/submit/export_secrets``)."""
+        return cast(
+            "ExportSecretsResult",
+            self._run_operation("export_secrets", {"secrets": secrets}, organization_id, caller, activity_type, timestamp_ms),
         )
 
     @operation("export_wallet")
@@ -1586,6 +1664,22 @@ class OperationMethods:
             self._run_operation("import_private_key", {"userId": user_id, "privateKeyName": private_key_name, "encryptedBundle": encrypted_bundle, "curve": curve, "addressFormats": address_formats}, organization_id, caller, activity_type, timestamp_ms),
         )
 
+    @operation("import_secrets")
+    def import_secrets(
+        self,
+        *,
+        secrets: list[SecretParams2],
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_IMPORT_SECRETS"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> DeleteSecretsResult:
+        """Import secrets (``/public/v1/submit/import_secrets``)."""
+        return cast(
+            "DeleteSecretsResult",
+            self._run_operation("import_secrets", {"secrets": secrets}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
     @operation("import_wallet")
     def import_wallet(
         self,
@@ -1619,6 +1713,23 @@ class OperationMethods:
         return cast(
             "InitImportPrivateKeyResult",
             self._run_operation("init_import_private_key", {"userId": user_id}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
+    @operation("init_import_secrets")
+    def init_import_secrets(
+        self,
+        *,
+        encryption_suite: Literal["TRANSPORT_ENCRYPTION_SUITE_ENCLAVE_ENCRYPT_V1"],
+        num_secrets: int,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_INIT_IMPORT_SECRETS"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> InitImportSecretsResult:
+        """Init import secrets (``/public/v1/submit/init_import_secrets``)."""
+        return cast(
+            "InitImportSecretsResult",
+            self._run_operation("init_import_secrets", {"encryptionSuite": encryption_suite, "numSecrets": num_secrets}, organization_id, caller, activity_type, timestamp_ms),
         )
 
     @operation("init_import_wallet")
@@ -1808,6 +1919,20 @@ class OperationMethods:
         return cast(
             "ListPrivateKeysResult",
             self._run_operation("list_private_keys", {}, organization_id, caller),
+        )
+
+    @operation("list_secrets")
+    def list_secrets(
+        self,
+        *,
+        pagination_options: ListActivitiesPaginationOptionsParams | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListSecretsResult:
+        """List secrets (``/public/v1/query/list_secrets``)."""
+        return cast(
+            "ListSecretsResult",
+            self._run_operation("list_secrets", {"paginationOptions": pagination_options}, organization_id, caller),
         )
 
     @operation("list_smart_contract_interfaces")

@@ -514,3 +514,31 @@ def contract_interface_not_found(interface_id: str, organization_id: str) -> str
     return (
         f"unable to find smart contract interface {interface_id} in organization {organization_id}"
     )
+
+
+# --- secrets (texts ours) ----------------------------------------------------------------------
+
+SECRET_NAME_NOT_UNIQUE = "secret names must be unique within an organization"
+
+
+def secret_not_found(secret_id: str, organization_id: str) -> str:
+    return f"unable to find secret {secret_id} in organization {organization_id}"
+
+
+def secrets_count(limit: int) -> str:
+    return f"between 1 and {limit} secrets at a time"
+
+
+def secrets_to_delete(limit: int) -> str:
+    return f"secretIds must hold between 1 and {limit} distinct ids"
+
+
+def secret_target_not_found(index: int) -> str:
+    return (
+        f"secrets[{index}].targetPublicKey is not a pending import target of this user: "
+        "call init_import_secrets first"
+    )
+
+
+def secret_payload_does_not_open(index: int) -> str:
+    return f"secrets[{index}].secretPayload does not decrypt with its target"

@@ -302,6 +302,22 @@ class SmartContractInterface:
     created_at: int
 
 
+@dataclass(frozen=True, slots=True)
+class KeyValue:
+    key: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """An imported secret's metadata (its bytes are in the vault)."""
+
+    secret_id: str
+    name: str | None
+    static_properties: tuple[KeyValue, ...]
+    created_at: int
+
+
 class NameIndex(dict):
     """A derived index, name -> record id, kept beside a collection so that a create checks
     uniqueness in constant time. Not saved: loading rebuilds it from the records."""
@@ -333,6 +349,7 @@ class Organization:
     ip_allowlists: dict[str, IpAllowlist] = field(default_factory=dict)
     session_profiles: dict[str, SessionProfile] = field(default_factory=dict)
     smart_contract_interfaces: dict[str, SmartContractInterface] = field(default_factory=dict)
+    secrets: dict[str, Secret] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)

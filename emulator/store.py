@@ -56,6 +56,8 @@ class Store:
             tx.pop(self.vault.wallets, wallet_id)
         for private_key_id in org.private_keys:
             tx.pop(self.vault.private_keys, private_key_id)
+        for secret_id in org.secrets:
+            tx.pop(self.vault.secrets, secret_id)
         parent = self.organizations.get(org.parent_id or "")
         if parent is not None:
             remaining = [i for i in parent.sub_organization_ids if i != org.organization_id]

@@ -44,11 +44,14 @@ class Vault:
     private_keys: dict[str, bytes] = field(default_factory=dict)
     # (organization id, user id, kind) -> the enclave's single-use P-256 import target
     # secret (32 bytes) that init_import_wallet / init_import_private_key made; kind is
-    # "wallet" or "private_key" (``services/imports.py``)
+    # "wallet" or "private_key" (``services/imports.py``), or "secret:<target public key>"
+    # for init_import_secrets, which makes several
     import_targets: dict[tuple[str, str, str], bytes] = field(default_factory=dict)
+    # secret id -> the secret's bytes, as import_secrets received them (``ops/secrets.py``)
+    secrets: dict[str, bytes] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return (
             f"Vault(wallets={len(self.wallets)}, private_keys={len(self.private_keys)}, "
-            f"import_targets={len(self.import_targets)})"
+            f"import_targets={len(self.import_targets)}, secrets={len(self.secrets)})"
         )

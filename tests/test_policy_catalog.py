@@ -210,6 +210,11 @@ REGISTRY_TYPES_MISSING_FROM_DOCS: frozenset[str] = frozenset(
         # page's table has no row for them (no activity.resource / action).
         "ACTIVITY_TYPE_SET_IP_ALLOWLIST",
         "ACTIVITY_TYPE_REMOVE_IP_ALLOWLIST",
+        # nor for secrets (no kind either)
+        "ACTIVITY_TYPE_INIT_IMPORT_SECRETS",
+        "ACTIVITY_TYPE_IMPORT_SECRETS",
+        "ACTIVITY_TYPE_EXPORT_SECRETS",
+        "ACTIVITY_TYPE_DELETE_SECRETS",
     }
 )
 # In the "Activity kinds" table, but with no row in the resource and action table.

@@ -177,6 +177,24 @@ def test_the_newer_operations_replay_to_the_live_document(tmp_path):
         type="SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM",
         label="abi",
     )
+    from emulator.testing import client_crypto
+
+    suite = "TRANSPORT_ENCRYPTION_SUITE_ENCLAVE_ENCRYPT_V1"
+    kept, _spare, dropped = emu.init_import_secrets(encryption_suite=suite, num_secrets=3)[
+        "enclaveTargetMessages"
+    ]
+    for message in (kept, dropped):
+        target = client_crypto.verify_signed_bundle(message, emu.enclave.signer_public_key)
+        emu.import_secrets(
+            secrets=[
+                {
+                    "secretPayload": client_crypto.encrypt_to_bundle(target["targetPublic"], b"s"),
+                    "targetPublicKey": target["targetPublic"],
+                    "encryptionSuite": suite,
+                }
+            ]
+        )
+    emu.delete_secrets(secret_ids=[emu.list_secrets()["secrets"][0]["secretId"]])
     made = emu.create_session_profile(session_profile_name="signer", scope="true")
     from emulator.testing.client_crypto import TargetKey
 
@@ -191,3 +209,7 @@ def test_the_newer_operations_replay_to_the_live_document(tmp_path):
     assert state_digest(again) == state_digest(emu)
     org = again.world.store.organizations[emu.organization().organization_id]
     assert list(org.ip_allowlists) == [""]
+    assert again.world.store.vault.secrets == emu.world.store.vault.secrets
+    assert len(again.world.store.vault.secrets) == 1
+    pending = [k for k in again.world.store.vault.import_targets if k[2].startswith("secret:")]
+    assert len(pending) == 1  # the spare target, still usable after a restart

@@ -23,6 +23,7 @@ from .context import Context
 
 WALLET = "wallet"
 PRIVATE_KEY = "private_key"
+SECRET_TARGET = "secret:"  # import_secrets' targets: "secret:<target public key>"
 PRIVATE_KEY_BYTES = 32
 
 

@@ -8,7 +8,7 @@ turns that list into the units of the state document that changed:
 * ``("head", id)``: an organization's own fields (name, quorum, features, links);
 * ``("rec", id, collection, record_id)``: one record of an organization (a user with
   its credentials, a wallet with its accounts, an activity with its votes, ...);
-* ``("vault", section, key)``: one wallet mnemonic, private key or import target.
+* ``("vault", section, key)``: one wallet mnemonic, private key, import target or secret.
 
 ``entries`` reads the live value of each unit (or its absence) and encodes it as the
 state document does (``state/records.py``): the cost is what changed, never the size
@@ -56,6 +56,7 @@ VAULT_SECTIONS = {
     "wallets": "wallets",
     "private_keys": "privateKeys",
     "import_targets": "importTargets",
+    "secrets": "secrets",
 }
 
 
@@ -147,7 +148,7 @@ def _vault_entry(store: Store, section: str, key: Any) -> list:
     value = getattr(store.vault, section).get(key)
     if section == "wallets":
         return [key, None if value is None else value.mnemonic]
-    if section == "private_keys":
+    if section in ("private_keys", "secrets"):
         return [key, None if value is None else value.hex()]
     return [list(key), None if value is None else value.hex()]
 

@@ -46,6 +46,7 @@ from ..enclave import ROLES, EnclaveKeys
 from ..ids import IdSource
 from ..models import NameIndex, Organization, SignerRef
 from ..services.imports import PRIVATE_KEY as IMPORT_PRIVATE_KEY
+from ..services.imports import SECRET_TARGET
 from ..services.imports import WALLET as IMPORT_WALLET
 from ..store import KeyOwner, Store
 from ..vault import WalletSecret
@@ -113,6 +114,7 @@ def dump(world: World, facade_state: dict[str, Any]) -> Json:
             "vault": {
                 "wallets": {wid: s.mnemonic for wid, s in store.vault.wallets.items()},
                 "privateKeys": {kid: k.hex() for kid, k in store.vault.private_keys.items()},
+                "secrets": {sid: s.hex() for sid, s in store.vault.secrets.items()},
                 "importTargets": [
                     {"organizationId": o, "userId": u, "kind": kind, "secret": secret.hex()}
                     for (o, u, kind), secret in store.vault.import_targets.items()
@@ -363,7 +365,18 @@ def _load_vault(store: Store, data: Json) -> None:
         if len(value) != 32:
             raise DocumentError(f"vault.privateKeys: no 32-byte hex key for private key {key_id}")
         store.vault.private_keys[key_id] = value
-    for section, ids, held in (("wallets", wallet_ids, wallets), ("privateKeys", key_ids, keys)):
+    held_secrets = json_object(data.get("secrets", {}), "vault.secrets")
+    secret_ids = [s for org in store.organizations.values() for s in org.secrets]
+    for secret_id in secret_ids:
+        try:
+            store.vault.secrets[secret_id] = bytes.fromhex(held_secrets.get(secret_id))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise DocumentError(f"vault.secrets: no hex value for secret {secret_id}") from None
+    for section, ids, held in (
+        ("wallets", wallet_ids, wallets),
+        ("privateKeys", key_ids, keys),
+        ("secrets", secret_ids, held_secrets),
+    ):
         orphans = sorted(set(held) - set(ids))
         if orphans:
             raise DocumentError(f"vault.{section}: {orphans[0]} belongs to nothing in the document")
@@ -377,7 +390,9 @@ def _load_import_targets(store: Store, entries: list) -> None:
         where = f"vault.importTargets[{index}]"
         entry = json_object(entry, where)
         slot = tuple(entry.get(k) for k in ("organizationId", "userId", "kind"))
-        if not all(isinstance(part, str) for part in slot) or slot[2] not in IMPORT_KINDS:
+        kind = slot[2]
+        known = kind in IMPORT_KINDS or (isinstance(kind, str) and kind.startswith(SECRET_TARGET))
+        if not all(isinstance(part, str) for part in slot) or not known:
             raise DocumentError(f"{where}: organizationId, userId and a kind of {IMPORT_KINDS}")
         try:
             secret = bytes.fromhex(entry.get("secret"))  # type: ignore[arg-type]

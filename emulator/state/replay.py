@@ -121,6 +121,7 @@ class Replay:
                 "wallets": dict(vault.get("wallets") or {}),
                 "privateKeys": dict(vault.get("privateKeys") or {}),
                 "importTargets": targets,
+                "secrets": dict(vault.get("secrets") or {}),
             }
         return self._vault
 
@@ -138,6 +139,7 @@ class Replay:
             self._doc["vault"] = {
                 "wallets": sections["wallets"],
                 "privateKeys": sections["privateKeys"],
+                "secrets": sections["secrets"],
                 "importTargets": [
                     {"organizationId": o, "userId": u, "kind": k, "secret": secret}
                     for (o, u, k), secret in sections["importTargets"].items()

@@ -46,6 +46,7 @@ def state_digest(emu: Emulator) -> str:
             "ip_allowlists": [repr(a) for a in org.ip_allowlists.values()],
             "session_profiles": [repr(p) for p in org.session_profiles.values()],
             "contract_interfaces": [repr(i) for i in org.smart_contract_interfaces.values()],
+            "secrets": [repr(s) for s in org.secrets.values()],
             "otps": [  # attempts, use and tokens included; the code hashed
                 repr(replace(o, code=hashlib.sha256(o.code.encode()).hexdigest()))
                 for o in org.otps.values()
@@ -75,6 +76,7 @@ def state_digest(emu: Emulator) -> str:
             {w: hashed(s.mnemonic) for w, s in store.vault.wallets.items()},
             {k: hashed(v) for k, v in store.vault.private_keys.items()},
             {"/".join(slot): hashed(v) for slot, v in store.vault.import_targets.items()},
+            {k: hashed(v) for k, v in store.vault.secrets.items()},
         ],
     }
     return json.dumps([orgs, indexes, repr(world.ids.getstate())], sort_keys=True, default=str)

@@ -44,6 +44,20 @@ const ops = {
       a.publicKey,
       a.signerPublicKey,
     ),
+  encryptSecretToBundle: (a) =>
+    tkCrypto.encryptSecretToBundle({
+      plaintext: a.plaintext,
+      ingressTargetBundle: a.ingressTargetBundle,
+      organizationId: a.organizationId,
+      dangerouslyOverrideSignerPublicKey: a.signerPublicKey,
+    }),
+  decryptSecretBundle: (a) =>
+    tkCrypto.decryptSecretBundle({
+      secretPayload: a.secretPayload,
+      embeddedPrivateKey: a.embeddedPrivateKey,
+      organizationId: a.organizationId,
+      dangerouslyOverrideSignerPublicKey: a.signerPublicKey,
+    }),
   verifySessionJwtSignature: (a) => tkCrypto.verifySessionJwtSignature(a.jwt, a.notarizerPublicKey),
   verifyOtpVerificationToken: (a) => tkCrypto.verifyOtpVerificationToken(a.jwt, a.signerPublicKey),
   getPublicKey: (a) => uint8ArrayToHexString(tkCrypto.getPublicKey(a.privateKey, true)),
