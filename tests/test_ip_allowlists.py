@@ -214,7 +214,7 @@ def test_over_the_wire_the_peer_address_is_judged():
 
 
 def test_the_typescript_client_sets_and_reads_an_allowlist():
-    from tests.typescript import typescript_or_skip
+    from tests.typescript import client_calls, typescript_or_skip
 
     ts = typescript_or_skip()
     from emulator.crypto.api_keys import generate_key_pair
@@ -228,23 +228,15 @@ def test_the_typescript_client_sets_and_reads_an_allowlist():
         "organizationId": org.organization_id,
         "parameters": {"enabled": True, "rules": [{"cidr": "127.0.0.0/24", "label": "loopback"}]},
     }
-    with serving(emu.world) as base_url:
-        common = {
-            "op": "call",
-            "baseUrl": base_url,
-            "apiPublicKey": root.public_key,
-            "apiPrivateKey": root.private_key,
-        }
-        done, read = ts.run(
-            [
-                {**common, "method": "setIpAllowlist", "body": set_body},
-                {
-                    **common,
-                    "method": "getIpAllowlist",
-                    "body": {"organizationId": org.organization_id},
-                },
-            ]
-        )
+    done, read = client_calls(
+        ts,
+        emu.world,
+        root,
+        [
+            ("setIpAllowlist", set_body),
+            ("getIpAllowlist", {"organizationId": org.organization_id}),
+        ],
+    )
     assert done["activity"]["status"] == COMPLETED
     assert read["allowlist"]["enabled"] is True
     assert [r["cidr"] for r in read["allowlist"]["rules"]] == ["127.0.0.0/24"]

@@ -484,11 +484,10 @@ def test_create_sub_organization_v1_makes_a_passkey_root_user(turnkey_emulator, 
 
 
 def test_the_typescript_client_creates_api_only_users_and_reads_the_organization():
-    from tests.typescript import typescript_or_skip
+    from tests.typescript import client_calls, typescript_or_skip
 
     ts = typescript_or_skip()
     from emulator.crypto.api_keys import generate_key_pair
-    from emulator.http.server import serving
 
     emu = Emulator(seed=8)
     root = generate_key_pair()
@@ -504,23 +503,15 @@ def test_the_typescript_client_creates_api_only_users_and_reads_the_organization
             ]
         },
     }
-    with serving(emu.world) as base_url:
-        common = {
-            "op": "call",
-            "baseUrl": base_url,
-            "apiPublicKey": root.public_key,
-            "apiPrivateKey": root.private_key,
-        }
-        created, organization = ts.run(
-            [
-                {**common, "method": "createApiOnlyUsers", "body": create_body},
-                {
-                    **common,
-                    "method": "getOrganization",
-                    "body": {"organizationId": org.organization_id},
-                },
-            ]
-        )
+    created, organization = client_calls(
+        ts,
+        emu.world,
+        root,
+        [
+            ("createApiOnlyUsers", create_body),
+            ("getOrganization", {"organizationId": org.organization_id}),
+        ],
+    )
     (bot_id,) = created["activity"]["result"]["createApiOnlyUsersResult"]["userIds"]
     names = [u["userName"] for u in organization["organizationData"]["users"]]
     assert names == ["Root User", "bot"]

@@ -88,3 +88,18 @@ def _install(npm: str) -> None:
             pytest.skip("npm ci timed out (no registry?)")
         if done.returncode != 0:
             pytest.skip(f"npm ci failed (no registry?): {done.stderr.strip()[-300:]}")
+
+
+def client_calls(ts: TypeScript, world: Any, key: Any, calls: list[tuple[str, dict]]) -> list[Any]:
+    """Serve ``world`` on a socket and run ``(method, body)`` calls of ``@turnkey/http``'s
+    ``TurnkeyClient`` against it, stamped with ``key`` (an ``ApiKeyPair``); their results."""
+    from emulator.http.server import serving
+
+    with serving(world) as base_url:
+        common = {
+            "op": "call",
+            "baseUrl": base_url,
+            "apiPublicKey": key.public_key,
+            "apiPrivateKey": key.private_key,
+        }
+        return ts.run([{**common, "method": method, "body": body} for method, body in calls])
