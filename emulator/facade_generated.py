@@ -94,6 +94,26 @@ class CreateInvitationsResult(TypedDict):
     invitationIds: list[str]
 
 
+Type = Literal["AUTHENTICATION_TYPE_EMAIL_OTP", "AUTHENTICATION_TYPE_SMS_OTP", "AUTHENTICATION_TYPE_PASSKEY", "AUTHENTICATION_TYPE_API_KEY", "AUTHENTICATION_TYPE_OAUTH", "AUTHENTICATION_TYPE_SESSION"]
+
+
+class _AnyParamsRequired(TypedDict):
+    type: Type
+
+
+class AnyParams(_AnyParamsRequired, total=False):
+    id: str
+
+
+class RequiredAuthenticationMethodParams(TypedDict):
+    any: list[AnyParams]
+
+
+class CreateMfaPolicyResult(TypedDict):
+    activity: dict[str, Any]
+    mfaPolicyId: str
+
+
 class OidcClaimsParams(TypedDict):
     iss: str
     sub: str
@@ -408,6 +428,21 @@ class GetIpAllowlistResult(TypedDict):
     allowlist: dict[str, Any]
 
 
+class GetMfaPoliciesResult(TypedDict):
+    activity: dict[str, Any]
+    mfaPolicies: list[dict[str, Any]]
+
+
+class GetMfaPolicyResult(TypedDict):
+    activity: dict[str, Any]
+    mfaPolicy: dict[str, Any]
+
+
+class GetMfaStatusResult(TypedDict):
+    activity: dict[str, Any]
+    mfaStatuses: list[dict[str, Any]]
+
+
 class GetOauthProvidersResult(TypedDict):
     activity: dict[str, Any]
     oauthProviders: list[dict[str, Any]]
@@ -653,7 +688,7 @@ class SignRawPayloadsResult(_SignRawPayloadsResultRequired, total=False):
     signatures: list[dict[str, Any]]
 
 
-Type = Literal["TRANSACTION_TYPE_ETHEREUM", "TRANSACTION_TYPE_SOLANA", "TRANSACTION_TYPE_TRON", "TRANSACTION_TYPE_BITCOIN", "TRANSACTION_TYPE_TEMPO"]
+Type2 = Literal["TRANSACTION_TYPE_ETHEREUM", "TRANSACTION_TYPE_SOLANA", "TRANSACTION_TYPE_TRON", "TRANSACTION_TYPE_BITCOIN", "TRANSACTION_TYPE_TEMPO"]
 
 
 class SignTransactionResult(TypedDict):
@@ -792,6 +827,27 @@ class OperationMethods:
         return cast(
             "CreateInvitationsResult",
             self._run_operation("create_invitations", {"invitations": invitations}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
+    @operation("create_mfa_policy")
+    def create_mfa_policy(
+        self,
+        *,
+        user_id: str,
+        mfa_policy_name: str,
+        condition: str,
+        required_authentication_methods: list[RequiredAuthenticationMethodParams],
+        order: int,
+        notes: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CREATE_MFA_POLICY"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> CreateMfaPolicyResult:
+        """Create MFA policy (``/public/v1/submit/create_mfa_policy``)."""
+        return cast(
+            "CreateMfaPolicyResult",
+            self._run_operation("create_mfa_policy", {"userId": user_id, "mfaPolicyName": mfa_policy_name, "condition": condition, "requiredAuthenticationMethods": required_authentication_methods, "order": order, "notes": notes}, organization_id, caller, activity_type, timestamp_ms),
         )
 
     @operation("create_oauth_providers")
@@ -1103,6 +1159,23 @@ class OperationMethods:
         return cast(
             "DeleteInvitationResult",
             self._run_operation("delete_invitation", {"invitationId": invitation_id}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
+    @operation("delete_mfa_policy")
+    def delete_mfa_policy(
+        self,
+        *,
+        user_id: str,
+        mfa_policy_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_DELETE_MFA_POLICY"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> CreateMfaPolicyResult:
+        """Delete MFA policy (``/public/v1/submit/delete_mfa_policy``)."""
+        return cast(
+            "CreateMfaPolicyResult",
+            self._run_operation("delete_mfa_policy", {"userId": user_id, "mfaPolicyId": mfa_policy_id}, organization_id, caller, activity_type, timestamp_ms),
         )
 
     @operation("delete_oauth_providers")
@@ -1475,6 +1548,50 @@ class OperationMethods:
         return cast(
             "GetIpAllowlistResult",
             self._run_operation("get_ip_allowlist", {"publicKey": public_key}, organization_id, caller),
+        )
+
+    @operation("get_mfa_policies")
+    def get_mfa_policies(
+        self,
+        *,
+        user_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetMfaPoliciesResult:
+        """Get MFA policies (``/public/v1/query/get_mfa_policies``)."""
+        return cast(
+            "GetMfaPoliciesResult",
+            self._run_operation("get_mfa_policies", {"userId": user_id}, organization_id, caller),
+        )
+
+    @operation("get_mfa_policy")
+    def get_mfa_policy(
+        self,
+        *,
+        user_id: str,
+        mfa_policy_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetMfaPolicyResult:
+        """Get MFA policy (``/public/v1/query/get_mfa_policy``)."""
+        return cast(
+            "GetMfaPolicyResult",
+            self._run_operation("get_mfa_policy", {"userId": user_id, "mfaPolicyId": mfa_policy_id}, organization_id, caller),
+        )
+
+    @operation("get_mfa_status")
+    def get_mfa_status(
+        self,
+        *,
+        activity_id: str,
+        user_id: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetMfaStatusResult:
+        """Get MFA status (``/public/v1/query/get_mfa_status``)."""
+        return cast(
+            "GetMfaStatusResult",
+            self._run_operation("get_mfa_status", {"activityId": activity_id, "userId": user_id}, organization_id, caller),
         )
 
     @operation("get_oauth_providers")
@@ -2351,7 +2468,7 @@ class OperationMethods:
         self,
         *,
         unsigned_transaction: str,
-        type: Type,
+        type: Type2,
         sign_with: str | None = None,
         external_signer_pubkey: str | None = None,
         private_key_id: str | None = None,
@@ -2383,6 +2500,28 @@ class OperationMethods:
         return cast(
             "OauthLoginResult",
             self._run_operation("stamp_login", {"publicKey": public_key, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing, "sessionProfileId": session_profile_id}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
+    @operation("update_mfa_policy")
+    def update_mfa_policy(
+        self,
+        *,
+        user_id: str,
+        mfa_policy_id: str,
+        mfa_policy_name: str | None = None,
+        condition: str | None = None,
+        required_authentication_methods: list[RequiredAuthenticationMethodParams] | None = None,
+        order: int | None = None,
+        notes: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_UPDATE_MFA_POLICY"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> CreateMfaPolicyResult:
+        """Update MFA policy (``/public/v1/submit/update_mfa_policy``)."""
+        return cast(
+            "CreateMfaPolicyResult",
+            self._run_operation("update_mfa_policy", {"userId": user_id, "mfaPolicyId": mfa_policy_id, "mfaPolicyName": mfa_policy_name, "condition": condition, "requiredAuthenticationMethods": required_authentication_methods, "order": order, "notes": notes}, organization_id, caller, activity_type, timestamp_ms),
         )
 
     @operation("update_organization_name")

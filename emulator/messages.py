@@ -542,3 +542,36 @@ def secret_target_not_found(index: int) -> str:
 
 def secret_payload_does_not_open(index: int) -> str:
     return f"secrets[{index}].secretPayload does not decrypt with its target"
+
+
+# ----- MFA policies (features/authentication/mfa) --------------------------------------
+
+
+def mfa_unsatisfiable(user_id: str, policy_name: str, labels: str) -> str:
+    """The docs' creation-time refusal; ``labels`` lists the step's methods, quoted."""
+    return (
+        f"user ({user_id}) cannot satisfy mfa policy requirement: mfa policy '{policy_name}' "
+        f"requires one of [{labels}] but user does not, or will not, have a matching credential"
+    )
+
+
+def invalid_mfa_condition(parse_error: str) -> str:
+    return invalid_policy_expression("condition", parse_error)
+
+
+MFA_NO_REQUIRED_METHODS = "an mfa policy requires at least one authentication method"
+
+
+def mfa_empty_step(index: int) -> str:
+    return f"requiredAuthenticationMethods[{index}].any must name at least one method"
+
+
+def mfa_policy_not_found(mfa_policy_id: str, user_id: str) -> str:
+    return f"unable to find mfa policy {mfa_policy_id} for user {user_id}"
+
+
+def awaiting_proposer_authenticators(activity_id: str) -> str:
+    return (
+        f"activity {activity_id} cannot be voted on yet: its proposer has not satisfied "
+        "their MFA requirements"
+    )
