@@ -58,6 +58,7 @@ def state_digest(emu: Emulator) -> str:
             "policy_outcomes": [
                 [repr(v.policy_outcomes) for v in a.votes] for a in org.activities.values()
             ],
+            "mfa_progress": [repr(a.mfa) for a in org.activities.values() if a.mfa],
         }
         for org_id, org in store.organizations.items()
     }
