@@ -540,3 +540,37 @@ def test_the_typescript_poller_stops_on_authenticators_needed(emu, turnkey_org, 
     done = emu.approve_activity(fingerprint=pending["fingerprint"], caller=device)["activity"]
     assert done["status"] == COMPLETED
     assert wallet_names(emu) == ["ts"]
+
+
+def test_the_journal_keeps_policies_and_each_method_presented(tmp_path):
+    """``serve --state``'s journal: every step of an MFA flow is a row that replays."""
+    from emulator import Emulator
+    from emulator.state.journal import Journal
+    from emulator.state.persistence import StateFile
+    from emulator.testing.digest import state_digest
+
+    emu = Emulator(seed=7)
+    org = emu.create_organization("journaled")
+    state = StateFile.create(tmp_path / "state.sqlite", emu.to_document())
+    journal = Journal(emu, state, compact_every=10**9).attach()
+    device, _ = enrol(emu, org.user_id)
+    policy_id = policy(
+        emu, org.user_id, steps([API_KEY], [PASSKEY]), "activity.resource == 'WALLET'"
+    )
+    proposal = new_wallet(emu)
+
+    def replayed() -> Emulator:
+        journal.sync()
+        reader = StateFile.open(tmp_path / "state.sqlite")
+        try:
+            return Emulator.from_document(reader.read(), exact_order=False)
+        finally:
+            reader.close()
+
+    assert state_digest(replayed()) == state_digest(emu)
+    emu.approve_activity(fingerprint=proposal["fingerprint"], caller=device)
+    emu.update_mfa_policy(user_id=org.user_id, mfa_policy_id=policy_id, order=4)
+    again = replayed()
+    assert state_digest(again) == state_digest(emu)
+    assert again.get_mfa_status(activity_id=proposal["id"])["mfaStatuses"][0]["satisfied"]
+    journal.close()
