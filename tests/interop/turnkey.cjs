@@ -58,6 +58,8 @@ const ops = {
       organizationId: a.organizationId,
       dangerouslyOverrideSignerPublicKey: a.signerPublicKey,
     }),
+  encryptOauth2ClientSecret: (a) =>
+    tkCrypto.encryptOauth2ClientSecret(a.clientSecret, a.tlsFetcherPublicKey),
   verifySessionJwtSignature: (a) => tkCrypto.verifySessionJwtSignature(a.jwt, a.notarizerPublicKey),
   verifyOtpVerificationToken: (a) => tkCrypto.verifyOtpVerificationToken(a.jwt, a.signerPublicKey),
   getPublicKey: (a) => uint8ArrayToHexString(tkCrypto.getPublicKey(a.privateKey, true)),
