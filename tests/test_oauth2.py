@@ -730,3 +730,50 @@ def test_any_other_bytes_as_the_encrypted_secret_are_refused_and_change_nothing(
         encrypted_client_secret=envelope.hex() or "00",
     )
     assert error_of(error) == (400, 3, messages.INVALID_ENCRYPTED_CLIENT_SECRET, "")
+
+
+def test_the_provider_over_the_control_plane():
+    """A client in another language drives the provider through /emulator/v1/oauth2/…."""
+    import requests
+
+    from emulator.http.control import Control
+    from emulator.http.server import serving
+    from emulator.services.oauth2 import code_challenge
+
+    emu = Emulator(seed=9)
+    emu.create_organization("Acme")
+    with serving(emu.world, control=Control(emu)) as url:
+
+        def control(name: str, body: dict) -> tuple[int, dict]:
+            answer = requests.post(f"{url}/emulator/v1/{name}", json=body, timeout=10)
+            return answer.status_code, answer.json()
+
+        status, app = control("oauth2/clients", {"provider": DISCORD, "redirectUris": [REDIRECT]})
+        assert status == 200 and set(app) == {"provider", "clientId", "clientSecret"}
+        credential_id = emu.create_oauth2_credential(
+            provider=DISCORD,
+            client_id=app["clientId"],
+            encrypted_client_secret=encrypted(emu, app["clientSecret"]),
+        )["oauth2CredentialId"]
+        verifier = "x" * 64
+        grant = {
+            "provider": DISCORD,
+            "clientId": app["clientId"],
+            "userId": "555",
+            "redirectUri": REDIRECT,
+            "codeChallenge": code_challenge(verifier),
+        }
+        status, answer = control("oauth2/authorize", grant)
+        assert status == 200
+        token = emu.oauth2_authenticate(
+            oauth2_credential_id=credential_id,
+            auth_code=answer["code"],
+            redirect_uri=REDIRECT,
+            code_verifier=verifier,
+            nonce="n",
+        )["oidcToken"]
+        assert jwt.decode(token)[1]["sub"] == "discord:555"
+        status, refused_body = control("oauth2/authorize", {**grant, "redirectUri": "https://x"})
+        assert status == 400 and "not registered for this client" in refused_body["message"]
+        status, refused_body = control("oauth2/authorize", {**grant, "clientId": "nobody"})
+        assert (status, refused_body["message"]) == (404, "no OAuth 2.0 client 'nobody'")
