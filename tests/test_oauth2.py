@@ -589,13 +589,18 @@ def test_through_the_official_python_sdk(sdk, turnkey_emulator, turnkey_org):
     assert sdk.list_oauth2_credentials(ListOauth2CredentialsBody()).oauth2Credentials == []
 
 
-def test_turnkey_crypto_encrypts_the_secret_and_opens_the_bearer_token(setup):
-    """@turnkey/crypto's encryptOauth2ClientSecret with the emulator's key as its override
-    makes a credential that authenticates; its decryptCredentialBundle opens the bearer token."""
+def test_the_flow_from_typescript(setup):
+    """@turnkey/crypto's encryptOauth2ClientSecret with the emulator's key as its override; the
+    credential made and oauth2_authenticate run by @turnkey/http's TurnkeyClient over a socket
+    (its generic ``request``: 6.6.0 has no methods for them yet); decryptCredentialBundle opens
+    the bearer token; its oauthLogin logs the X user in."""
+    from emulator.http.server import serving
     from tests.typescript import typescript_or_skip
 
     ts = typescript_or_skip()
     emu = setup.emu
+    org_id = emu.organization().organization_id
+    key = emu._callers[org_id]
     secret = "client secret from the X developer portal: ✓"
     app = emu.oauth2.register_client(X, client_secret=secret, redirect_uris=[REDIRECT])
     from_ts = ts.one(
@@ -604,26 +609,83 @@ def test_turnkey_crypto_encrypts_the_secret_and_opens_the_bearer_token(setup):
         tlsFetcherPublicKey=emu.enclave.tls_fetcher_encrypt_public_key,
     )
     assert len(bytes.fromhex(from_ts)) == 12 + 65 + 4 + len(secret.encode()) + 16
-    credential_id = emu.create_oauth2_credential(
-        provider=X, client_id=app.client_id, encrypted_client_secret=from_ts
-    )["oauth2CredentialId"]
     bearer = ts.one("generateP256KeyPair")
+    session = ts.one("generateP256KeyPair")
     verifier, challenge = emu.oauth2.pkce()
     code = emu.oauth2.authorize(app, user_id="1", redirect_uri=REDIRECT, code_challenge=challenge)
-    token = authenticate(
-        setup,
-        code,
-        verifier,
-        oauth2_credential_id=credential_id,
-        bearer_token_target_public_key=bearer["publicKeyUncompressed"],
-    )["oidcToken"]
-    opened = ts.one(
-        "decryptCredentialBundle",
-        bundle=jwt.decode(token)[1]["encrypted_bearer_token"],
-        embeddedKey=bearer["privateKey"],
+
+    def body(activity_type: str, parameters: dict, organization_id: str = org_id) -> dict:
+        return {
+            "type": activity_type,
+            "timestampMs": str(emu.clock.now_ms()),
+            "organizationId": organization_id,
+            "parameters": parameters,
+        }
+
+    with serving(emu.world) as url:
+        common = {"baseUrl": url, "apiPublicKey": key.public_key, "apiPrivateKey": key.private_key}
+        made = ts.one(
+            "request",
+            path="/public/v1/submit/create_oauth2_credential",
+            body=body(
+                "ACTIVITY_TYPE_CREATE_OAUTH2_CREDENTIAL",
+                {"provider": X, "clientId": app.client_id, "encryptedClientSecret": from_ts},
+            ),
+            **common,
+        )["activity"]
+        credential_id = made["result"]["createOauth2CredentialResult"]["oauth2CredentialId"]
+        done = ts.one(
+            "request",
+            path="/public/v1/submit/oauth2_authenticate",
+            body=body(
+                "ACTIVITY_TYPE_OAUTH2_AUTHENTICATE",
+                {
+                    "oauth2CredentialId": credential_id,
+                    "authCode": code,
+                    "redirectUri": REDIRECT,
+                    "codeVerifier": verifier,
+                    "nonce": nonce_for(session["publicKey"]),
+                    "bearerTokenTargetPublicKey": bearer["publicKeyUncompressed"],
+                },
+            ),
+            **common,
+        )["activity"]
+        token = done["result"]["oauth2AuthenticateResult"]["oidcToken"]
+        opened = ts.one(
+            "decryptCredentialBundle",
+            bundle=jwt.decode(token)[1]["encrypted_bearer_token"],
+            embeddedKey=bearer["privateKey"],
+        )
+        bearer_key = TargetKey(bytes.fromhex(bearer["privateKey"]))
+        assert bytes.fromhex(opened).decode() == decrypt_bearer_token(token, bearer_key)
+        sub_id = emu.create_sub_organization(
+            sub_organization_name="x",
+            root_quorum_threshold=1,
+            root_users=[
+                {"userName": "x", "oauthProviders": [{"providerName": "X", "oidcToken": token}]}
+            ],
+        )["subOrganizationId"]
+        login = ts.one(
+            "call",
+            method="oauthLogin",
+            body=body(
+                "ACTIVITY_TYPE_OAUTH_LOGIN",
+                {"oidcToken": token, "publicKey": session["publicKey"]},
+                organization_id=sub_id,
+            ),
+            **common,
+        )
+    session_jwt = login["activity"]["result"]["oauthLoginResult"]["session"]
+    claims = ts.one(
+        "verifySessionJwtSignature",
+        jwt=session_jwt,
+        notarizerPublicKey=emu.enclave.notarizer_public_key,
     )
-    python_side = decrypt_bearer_token(token, TargetKey(bytes.fromhex(bearer["privateKey"])))
-    assert bytes.fromhex(opened).decode() == python_side
+    assert claims is True
+    assert (
+        verify_session_jwt(session_jwt, emu.enclave.notarizer_public_key)["public_key"]
+        == (session["publicKey"])
+    )
 
 
 # ----- state ------------------------------------------------------------------------------

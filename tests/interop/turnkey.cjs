@@ -72,6 +72,14 @@ const ops = {
     const client = new TurnkeyClient({ baseUrl: a.baseUrl }, stamper);
     return await client[a.method](a.body);
   },
+  // Any path, through the client's generic `request` (for operations newer than its methods).
+  request: async (a) => {
+    const stamper = new ApiKeyStamper({
+      apiPublicKey: a.apiPublicKey,
+      apiPrivateKey: a.apiPrivateKey,
+    });
+    return await new TurnkeyClient({ baseUrl: a.baseUrl }, stamper).request(a.path, a.body);
+  },
   // The same call `times` times from one client, one after the other (fetch keeps the
   // connection alive between them).
   callMany: async (a) => {
