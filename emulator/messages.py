@@ -575,3 +575,25 @@ def awaiting_proposer_authenticators(activity_id: str) -> str:
         f"activity {activity_id} cannot be voted on yet: its proposer has not satisfied "
         "their MFA requirements"
     )
+
+
+# --- OAuth 2.0 credentials (texts ours) ----------------------------------------------------------
+
+
+def oauth2_credential_not_found(credential_id: str, organization_id: str) -> str:
+    return f"unable to find OAuth 2.0 credential {credential_id} in organization {organization_id}"
+
+
+INVALID_ENCRYPTED_CLIENT_SECRET = (
+    "encryptedClientSecret does not decrypt with the TLS fetcher's encryption key: "
+    "encrypt the client secret with encryptOauth2ClientSecret"
+)
+EMPTY_CLIENT_ID = "clientId must not be empty"
+
+
+def oauth2_exchange_failed(provider: str, error: str, description: str) -> str:
+    """The provider's token endpoint refused the code (RFC 6749 §5.2 ``error``)."""
+    return (
+        "failed to exchange OAuth 2.0 auth code: "
+        f"provider={provider} error={error} description={description}"
+    )

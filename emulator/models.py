@@ -373,6 +373,50 @@ class Secret:
     created_at: int
 
 
+@dataclass(frozen=True, slots=True)
+class Oauth2Credential:
+    """An OAuth 2.0 provider's client id and secret (``ops/oauth2.py``). The secret is kept
+    as the client sent it, encrypted to the TLS fetcher's key; only the enclave opens it."""
+
+    oauth2_credential_id: str
+    provider: str  # OAUTH2_PROVIDER_X | OAUTH2_PROVIDER_DISCORD
+    client_id: str
+    encrypted_client_secret: str = field(repr=False)
+    created_at: int
+    updated_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderClient:
+    """An application registered with the built-in OAuth 2.0 provider (``emu.oauth2``)."""
+
+    provider: str
+    client_id: str
+    client_secret: str = field(repr=False)
+    redirect_uris: tuple[str, ...] = ()  # empty: any redirect URI
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorizationCode:
+    """A code the built-in provider issued to a client for one of its users, PKCE-bound."""
+
+    provider: str
+    client_id: str
+    redirect_uri: str
+    code_challenge: str
+    code_challenge_method: str  # S256 | plain
+    user_id: str
+    expires_at_ns: int
+    used: bool = False
+
+
+class Unsaved(dict):
+    """A mapping outside the saved state (the built-in OAuth 2.0 provider's clients and
+    codes): a transaction undoes changes to it like any other, the durable journal skips it."""
+
+    __slots__ = ()
+
+
 class NameIndex(dict):
     """A derived index, name -> record id, kept beside a collection so that a create checks
     uniqueness in constant time. Not saved: loading rebuilds it from the records."""
@@ -406,6 +450,7 @@ class Organization:
     smart_contract_interfaces: dict[str, SmartContractInterface] = field(default_factory=dict)
     secrets: dict[str, Secret] = field(default_factory=dict)
     mfa_policies: dict[str, MfaPolicy] = field(default_factory=dict)
+    oauth2_credentials: dict[str, Oauth2Credential] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)

@@ -48,6 +48,10 @@ def state_digest(emu: Emulator) -> str:
             "contract_interfaces": [repr(i) for i in org.smart_contract_interfaces.values()],
             "secrets": [repr(s) for s in org.secrets.values()],
             "mfa_policies": [render.mfa_policy(p) for p in org.mfa_policies.values()],
+            "oauth2_credentials": [  # the encrypted secret is out of the repr: hashed
+                repr(c) + hashlib.sha256(c.encrypted_client_secret.encode()).hexdigest()
+                for c in org.oauth2_credentials.values()
+            ],
             "otps": [  # attempts, use and tokens included; the code hashed
                 repr(replace(o, code=hashlib.sha256(o.code.encode()).hexdigest()))
                 for o in org.otps.values()

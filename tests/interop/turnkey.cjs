@@ -58,6 +58,8 @@ const ops = {
       organizationId: a.organizationId,
       dangerouslyOverrideSignerPublicKey: a.signerPublicKey,
     }),
+  encryptOauth2ClientSecret: (a) =>
+    tkCrypto.encryptOauth2ClientSecret(a.clientSecret, a.tlsFetcherPublicKey),
   verifySessionJwtSignature: (a) => tkCrypto.verifySessionJwtSignature(a.jwt, a.notarizerPublicKey),
   verifyOtpVerificationToken: (a) => tkCrypto.verifyOtpVerificationToken(a.jwt, a.signerPublicKey),
   getPublicKey: (a) => uint8ArrayToHexString(tkCrypto.getPublicKey(a.privateKey, true)),
@@ -84,6 +86,14 @@ const ops = {
     } catch (e) {
       return { thrown: e.message, activityId: e.activityId, activityStatus: e.activityStatus };
     }
+  },
+  // Any path, through the client's generic `request` (for operations newer than its methods).
+  request: async (a) => {
+    const stamper = new ApiKeyStamper({
+      apiPublicKey: a.apiPublicKey,
+      apiPrivateKey: a.apiPrivateKey,
+    });
+    return await new TurnkeyClient({ baseUrl: a.baseUrl }, stamper).request(a.path, a.body);
   },
   // The same call `times` times from one client, one after the other (fetch keeps the
   // connection alive between them).
