@@ -542,3 +542,24 @@ def secret_target_not_found(index: int) -> str:
 
 def secret_payload_does_not_open(index: int) -> str:
     return f"secrets[{index}].secretPayload does not decrypt with its target"
+
+
+# --- velocity controls (the OpenAPI document's field descriptions; texts ours) -------------------
+
+
+def invalid_velocity_control(why: str) -> str:
+    return f"invalid velocity control: {why}"
+
+
+def velocity_identifier_not_unique(identifier: str) -> str:
+    return f"a velocity control with identifier {identifier!r} already exists in this organization"
+
+
+def velocity_control_not_found(velocity_control_id: str, organization_id: str) -> str:
+    return (
+        f"unable to find velocity control {velocity_control_id} "
+        f"in organization {organization_id}"
+    )
+
+
+VELOCITY_CONTROLS_TO_DELETE = "velocityControlIds must hold at least one id, without repeats"

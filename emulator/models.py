@@ -318,6 +318,40 @@ class Secret:
     created_at: int
 
 
+@dataclass(frozen=True, slots=True)
+class VelocityControl:
+    """A velocity control (``services/velocity.py``): what it measures and the limit that
+    ``controls.<identifier>`` tests in policies. ``data_source`` and ``aggregation`` are
+    kept as the request sent them, checked and with its numbers as strings."""
+
+    velocity_control_id: str
+    identifier: str
+    name: str
+    data_source: dict[str, Any]
+    aggregation: dict[str, Any]
+    created_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class VelocityPoint:
+    """One measured data point: when, and how much (an exact decimal or fraction text)."""
+
+    at: int
+    amount: str
+
+
+@dataclass(frozen=True, slots=True)
+class VelocityBucket:
+    """The data points of one velocity control in one group (the organization, a user, a
+    wallet): those still inside a rolling window, or only their running total for an
+    infinite one. ``bucket_id`` is ``<velocity control id>/<group>``."""
+
+    bucket_id: str
+    velocity_control_id: str
+    points: tuple[VelocityPoint, ...]
+    total: str
+
+
 class NameIndex(dict):
     """A derived index, name -> record id, kept beside a collection so that a create checks
     uniqueness in constant time. Not saved: loading rebuilds it from the records."""
@@ -350,6 +384,8 @@ class Organization:
     session_profiles: dict[str, SessionProfile] = field(default_factory=dict)
     smart_contract_interfaces: dict[str, SmartContractInterface] = field(default_factory=dict)
     secrets: dict[str, Secret] = field(default_factory=dict)
+    velocity_controls: dict[str, VelocityControl] = field(default_factory=dict)
+    velocity_buckets: dict[str, VelocityBucket] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)

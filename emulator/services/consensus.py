@@ -21,6 +21,7 @@ from ..models import Activity, Organization, PolicyOutcome, Vote
 from ..ops.registry import Operation, Version, find_by_activity_type
 from ..transaction import Transaction
 from ..world import World
+from . import velocity
 from .auth import Caller
 from .authorization import authorize
 from .context import Context
@@ -49,7 +50,12 @@ def execute(
     tx: Transaction,
 ) -> Json:
     """Run the activity's handler; its result under the version's result key."""
+    in_force = tuple(org.velocity_controls.values())  # the controls the activity ran under
     result = op.handler(Context(world, org, caller, now_ns, tx), params)
+    if in_force:  # a completed activity: the data points it leaves
+        velocity.record(
+            tx, org, in_force, version.activity_type, params, caller.user.user_id, now_ns
+        )
     if version.downgrade_result is not None:
         result = version.downgrade_result(result)
     return {version.result_key: result}

@@ -25,6 +25,7 @@ from ..models import Organization, PrivateKey, SignerRef, User, Wallet
 from ..policy import Lazy, PolicyEvaluationError, Timestamp, abi
 from ..policy.catalog import activity_kind, exposed_params, resource_action
 from ..policy.chains import eip712_view, eip7702_view, ethereum_view, solana_view
+from . import velocity
 
 ETHEREUM_INTERFACE = "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM"
 
@@ -39,9 +40,14 @@ CREDENTIAL_TYPE_WEBAUTHN = "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR"
 
 
 def condition_environment(
-    org: Organization, activity_type: str, params: Mapping[str, Any], now_ns: int
+    org: Organization,
+    activity_type: str,
+    params: Mapping[str, Any],
+    now_ns: int,
+    proposer_id: str | None = None,
 ) -> Json:
-    """The keywords of ``condition`` and ``time`` for one activity in ``org``."""
+    """The keywords of ``condition`` and ``time`` for one activity in ``org`` (and, given
+    its proposer, ``controls``: the organization's velocity controls)."""
     resource_and_action = resource_action(activity_type)
     activity: Json = {
         "type": activity_type,
@@ -55,6 +61,10 @@ def condition_environment(
     env: Json = {"activity": activity, "time": {"now": Timestamp.from_ns(now_ns)}}
     _add_targets(env, org, params)
     _add_payloads(env, org, params)
+    if proposer_id is not None and org.velocity_controls:
+        env["controls"] = Lazy(
+            lambda: velocity.controls_keyword(org, activity_type, params, proposer_id, now_ns)
+        )
     return env
 
 

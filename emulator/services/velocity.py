@@ -1,0 +1,312 @@
+"""Velocity controls at work: what an activity measures, what ``controls.<identifier>``
+answers a policy, and the data points a completed activity leaves behind.
+
+A control measures data points in groups (``groupBy``: one for the organization, one per
+user who proposed the activity, one per wallet signed with) and aggregates them over a
+window (``rolling``: the points less than ``duration`` seconds old on the emulator's clock;
+``infinite``: all of them). ``COUNT`` counts the points, ``SUM`` adds their amounts.
+
+* ``activityExecution``: each completed activity of the filtered types (all types when the
+  filter is absent) is one point of amount 1.
+* ``chainAssetTransfer``: each transfer of a listed asset in a signed transaction is one
+  point, its amount in the asset's units (raw amount / 10**decimals), by CAIP-19:
+  ``eip155:<chain id>/slip44:60`` (the value of an Ethereum transaction on that chain),
+  ``eip155:<chain id>/erc20:<token>`` (``transfer`` and ``transferFrom`` calls to the token),
+  ``solana:<any cluster>/slip44:501`` (System Program transfers) and
+  ``solana:<any cluster>/token:<mint>`` (SPL transfers that name the mint).
+
+In a policy, ``controls.<identifier>`` is ``aggregate <operator> threshold`` where the
+aggregate counts the activity being judged as if it completed: an ALLOW policy on
+``controls.daily <= 10`` lets through exactly the requests that keep the window's total
+within the limit. A point is recorded when its activity completes (at once, or when its
+consensus is reached), in the same transaction as the activity itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from ..crypto.transactions import TransactionError
+from ..crypto.transactions.ethereum import parse_ethereum_transaction
+from ..models import Organization, VelocityBucket, VelocityControl, VelocityPoint
+from ..policy import Lazy, PolicyEvaluationError
+from ..policy.chains import solana_view
+from ..transaction import Transaction
+
+NANOS_PER_SECOND = 1_000_000_000
+ORGANIZATION_GROUP = "organization"
+
+_VERSION_SUFFIX = re.compile(r"_V\d+$")
+_ERC20_TRANSFER = bytes.fromhex("a9059cbb")  # transfer(address,uint256)
+_ERC20_TRANSFER_FROM = bytes.fromhex("23b872dd")  # transferFrom(address,address,uint256)
+_CAIP19 = re.compile(r"([-a-z0-9]{3,8}):([-_a-zA-Z0-9]{1,32})/([-a-z0-9]{3,8}):([-.%a-zA-Z0-9]{1,128})")
+
+_COMPARE = {
+    "VELOCITY_CONTROL_AGGREGATION_OPERATOR_LESS_THAN": Fraction.__lt__,
+    "VELOCITY_CONTROL_AGGREGATION_OPERATOR_LESS_THAN_OR_EQUAL": Fraction.__le__,
+    "VELOCITY_CONTROL_AGGREGATION_OPERATOR_EQUAL": Fraction.__eq__,
+    "VELOCITY_CONTROL_AGGREGATION_OPERATOR_GREATER_THAN_OR_EQUAL": Fraction.__ge__,
+    "VELOCITY_CONTROL_AGGREGATION_OPERATOR_GREATER_THAN": Fraction.__gt__,
+}
+COUNT = "VELOCITY_CONTROL_AGGREGATION_METHOD_COUNT"
+
+
+def is_caip19(text: str) -> bool:
+    return _CAIP19.fullmatch(text) is not None
+
+
+def family(activity_type: str) -> str:
+    """``ACTIVITY_TYPE_SIGN_TRANSACTION_V2`` -> ``ACTIVITY_TYPE_SIGN_TRANSACTION``: a filter
+    naming a type covers all its versions."""
+    return _VERSION_SUFFIX.sub("", activity_type)
+
+
+# ----- what an activity measures ------------------------------------------------------------
+
+
+def measure(
+    org: Organization,
+    control: VelocityControl,
+    activity_type: str,
+    params: Mapping[str, Any],
+    proposer_id: str,
+) -> tuple[str, list[Fraction]] | None:
+    """The group and the values of the points this activity adds to ``control`` (each 1 for
+    ``COUNT``), or ``None`` when it adds none."""
+    source = control.data_source
+    execution = source.get("activityExecution")
+    if execution is not None:
+        if not _type_matches(execution.get("filter"), activity_type):
+            return None
+        amounts = [Fraction(1)]
+    else:
+        transfer = source["chainAssetTransfer"]
+        if not _type_matches(transfer.get("filter"), activity_type):
+            return None
+        amounts = _asset_transfers(transfer["definition"], params)
+        if not amounts:
+            return None
+    group = group_of(org, control.aggregation["groupBy"], params, proposer_id)
+    if group is None:
+        return None
+    if control.aggregation["method"] == COUNT:
+        amounts = [Fraction(1)] * len(amounts)
+    return group, amounts
+
+
+def _type_matches(filter_: Mapping[str, Any] | None, activity_type: str) -> bool:
+    wanted = (filter_ or {}).get("activity")
+    if not wanted:
+        return True
+    kind = family(activity_type)
+    return any(family(w["activityType"]) == kind for w in wanted)
+
+
+def group_of(
+    org: Organization, group_by: Mapping[str, Any], params: Mapping[str, Any], proposer_id: str
+) -> str | None:
+    """The bucket an activity falls in: the organization's, its proposer's, or its wallet's
+    (a private key outside any wallet is a bucket of its own; no wallet at all: none)."""
+    if "user" in group_by:
+        return "user:" + proposer_id
+    if "wallet" in group_by:
+        return _wallet_of(org, params)
+    return ORGANIZATION_GROUP
+
+
+def _wallet_of(org: Organization, params: Mapping[str, Any]) -> str | None:
+    sign_with = params.get("signWith")
+    if isinstance(sign_with, str):
+        holders = org.signers.get(sign_with)
+        if holders:
+            ref = holders[0]
+            if ref.wallet_id is not None:
+                return "wallet:" + ref.wallet_id
+            return "private_key:" + str(ref.private_key_id)
+    wallet_id = params.get("walletId")
+    if isinstance(wallet_id, str) and wallet_id in org.wallets:
+        return "wallet:" + wallet_id
+    return None
+
+
+def _asset_transfers(
+    definitions: list[Mapping[str, Any]], params: Mapping[str, Any]
+) -> list[Fraction]:
+    unsigned, kind = params.get("unsignedTransaction"), params.get("type")
+    if not isinstance(unsigned, str):
+        return []
+    try:
+        if kind == "TRANSACTION_TYPE_ETHEREUM":
+            return _ethereum_transfers(definitions, unsigned)
+        if kind == "TRANSACTION_TYPE_SOLANA":
+            return _solana_transfers(definitions, unsigned)
+    except (TransactionError, ValueError) as error:
+        raise PolicyEvaluationError(f"InvalidTransaction: {error}") from None
+    return []
+
+
+def _ethereum_transfers(definitions: list[Mapping[str, Any]], unsigned: str) -> list[Fraction]:
+    tx = parse_ethereum_transaction(unsigned)
+    found = []
+    for definition in definitions:
+        namespace, chain, asset_namespace, asset = _CAIP19.fullmatch(  # type: ignore[union-attr]
+            definition["caip19"]
+        ).groups()
+        if namespace != "eip155" or tx.chain_id is None or chain != str(tx.chain_id):
+            continue
+        scale = Fraction(10) ** int(definition["decimals"])
+        if asset_namespace == "slip44" and asset == "60" and tx.value:
+            found.append(Fraction(tx.value) / scale)
+        elif asset_namespace == "erc20" and tx.to is not None and _same_address(tx.to, asset):
+            amount = _erc20_amount(tx.data)
+            if amount is not None:
+                found.append(Fraction(amount) / scale)
+    return found
+
+
+def _same_address(address: Any, text: str) -> bool:
+    mine = address.hex() if isinstance(address, bytes) else str(address).lower()
+    return mine.removeprefix("0x") == text.lower().removeprefix("0x")
+
+
+def _erc20_amount(data: bytes) -> int | None:
+    if data[:4] == _ERC20_TRANSFER and len(data) >= 68:
+        return int.from_bytes(data[36:68], "big")
+    if data[:4] == _ERC20_TRANSFER_FROM and len(data) >= 100:
+        return int.from_bytes(data[68:100], "big")
+    return None
+
+
+def _solana_transfers(definitions: list[Mapping[str, Any]], unsigned: str) -> list[Fraction]:
+    view = solana_view(unsigned)
+    found = []
+    for definition in definitions:
+        namespace, _, asset_namespace, asset = _CAIP19.fullmatch(  # type: ignore[union-attr]
+            definition["caip19"]
+        ).groups()
+        if namespace != "solana":
+            continue  # an unsigned Solana transaction names no cluster: any reference matches
+        scale = Fraction(10) ** int(definition["decimals"])
+        if asset_namespace == "slip44" and asset == "501":
+            found += [Fraction(t["amount"]) / scale for t in view["transfers"]]
+        elif asset_namespace == "token":
+            found += [
+                Fraction(t["amount"]) / scale
+                for t in view["spl_transfers"]
+                if t["token_mint"] == asset
+            ]
+    return found
+
+
+# ----- the aggregate and the policy keyword ------------------------------------------------
+
+
+def bucket_id(control: VelocityControl, group: str) -> str:
+    return f"{control.velocity_control_id}/{group}"
+
+
+def _window_ns(control: VelocityControl) -> int | None:
+    rolling = control.aggregation["window"].get("rolling")
+    return None if rolling is None else int(rolling["duration"]) * NANOS_PER_SECOND
+
+
+def aggregate(org: Organization, control: VelocityControl, group: str, now_ns: int) -> Fraction:
+    """The control's aggregate in ``group`` at ``now_ns``, from the points recorded so far."""
+    bucket = org.velocity_buckets.get(bucket_id(control, group))
+    if bucket is None:
+        return Fraction(0)
+    window = _window_ns(control)
+    if window is None:
+        return Fraction(bucket.total)
+    return sum((Fraction(p.amount) for p in bucket.points if now_ns - p.at < window), Fraction(0))
+
+
+def holds(
+    org: Organization,
+    control: VelocityControl,
+    activity_type: str,
+    params: Mapping[str, Any],
+    proposer_id: str,
+    now_ns: int,
+) -> bool:
+    """``controls.<identifier>``: the aggregate, this activity counted in, against the
+    threshold. An activity the control does not measure is judged on the recorded points
+    of its group (its proposer's, its wallet's, or the organization's)."""
+    measured = measure(org, control, activity_type, params, proposer_id)
+    if measured is None:
+        group = group_of(org, control.aggregation["groupBy"], params, proposer_id)
+        total = Fraction(0) if group is None else aggregate(org, control, group, now_ns)
+    else:
+        group, amounts = measured
+        total = aggregate(org, control, group, now_ns) + sum(amounts, Fraction(0))
+    threshold = Fraction(control.aggregation["threshold"])
+    return bool(_COMPARE[control.aggregation["operator"]](total, threshold))
+
+
+def controls_keyword(
+    org: Organization,
+    activity_type: str,
+    params: Mapping[str, Any],
+    proposer_id: str,
+    now_ns: int,
+) -> dict[str, Lazy]:
+    """The ``controls`` keyword: each control's answer, computed only when a policy reads it."""
+
+    def answer(control: VelocityControl) -> Lazy:
+        return Lazy(lambda: holds(org, control, activity_type, params, proposer_id, now_ns))
+
+    return {c.identifier: answer(c) for c in org.velocity_controls.values()}
+
+
+# ----- recording --------------------------------------------------------------------------
+
+
+def record(
+    tx: Transaction,
+    org: Organization,
+    controls: tuple[VelocityControl, ...],
+    activity_type: str,
+    params: Mapping[str, Any],
+    proposer_id: str,
+    now_ns: int,
+) -> None:
+    """Add the points of a completed activity to each of ``controls`` (those in force when
+    it ran, still there now) that measures it."""
+    for control in controls:
+        if control.velocity_control_id not in org.velocity_controls:
+            continue  # the activity deleted it
+        try:
+            measured = measure(org, control, activity_type, params, proposer_id)
+        except PolicyEvaluationError:
+            continue  # signed all the same (no policy read it): nothing it could measure
+        if measured is None:
+            continue
+        group, amounts = measured
+        key = bucket_id(control, group)
+        old = org.velocity_buckets.get(key)
+        added = sum(amounts, Fraction(0))
+        window = _window_ns(control)
+        if window is None:
+            total = added + (Fraction(old.total) if old is not None else 0)
+            points: tuple[VelocityPoint, ...] = ()
+        else:
+            kept = () if old is None else tuple(p for p in old.points if now_ns - p.at < window)
+            points = (*kept, VelocityPoint(now_ns, _text(added)))
+            total = sum((Fraction(p.amount) for p in points), Fraction(0))
+        bucket = VelocityBucket(key, control.velocity_control_id, points, _text(total))
+        tx.put(org.velocity_buckets, key, bucket)
+
+
+def forget(tx: Transaction, org: Organization, control: VelocityControl) -> None:
+    """Drop a deleted control's points."""
+    for key in [k for k, b in org.velocity_buckets.items() if b.velocity_control_id == (
+        control.velocity_control_id
+    )]:
+        tx.pop(org.velocity_buckets, key)
+
+
+def _text(value: Fraction) -> str:
+    return str(value)  # "3", "1/2": exact, and Fraction() reads it back
