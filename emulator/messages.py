@@ -557,8 +557,7 @@ def velocity_identifier_not_unique(identifier: str) -> str:
 
 def velocity_control_not_found(velocity_control_id: str, organization_id: str) -> str:
     return (
-        f"unable to find velocity control {velocity_control_id} "
-        f"in organization {organization_id}"
+        f"unable to find velocity control {velocity_control_id} in organization {organization_id}"
     )
 
 

@@ -107,7 +107,9 @@ def _checked_data_source(source: Params) -> Params:
             raise _invalid(
                 f"dataSource.chainAssetTransfer.definition[{index}].caip19 is not a CAIP-19 id"
             )
-        definitions.append({"caip19": definition["caip19"], "decimals": str(definition["decimals"])})
+        definitions.append(
+            {"caip19": definition["caip19"], "decimals": str(definition["decimals"])}
+        )
     out: Params = {"definition": definitions}
     checked = _checked_filter(transfer.get("filter"), "dataSource.chainAssetTransfer.filter")
     if checked is not None:

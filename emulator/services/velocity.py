@@ -42,7 +42,9 @@ ORGANIZATION_GROUP = "organization"
 _VERSION_SUFFIX = re.compile(r"_V\d+$")
 _ERC20_TRANSFER = bytes.fromhex("a9059cbb")  # transfer(address,uint256)
 _ERC20_TRANSFER_FROM = bytes.fromhex("23b872dd")  # transferFrom(address,address,uint256)
-_CAIP19 = re.compile(r"([-a-z0-9]{3,8}):([-_a-zA-Z0-9]{1,32})/([-a-z0-9]{3,8}):([-.%a-zA-Z0-9]{1,128})")
+_CAIP19 = re.compile(
+    r"([-a-z0-9]{3,8}):([-_a-zA-Z0-9]{1,32})/([-a-z0-9]{3,8}):([-.%a-zA-Z0-9]{1,128})"
+)
 
 _COMPARE = {
     "VELOCITY_CONTROL_AGGREGATION_OPERATOR_LESS_THAN": Fraction.__lt__,
@@ -302,9 +304,11 @@ def record(
 
 def forget(tx: Transaction, org: Organization, control: VelocityControl) -> None:
     """Drop a deleted control's points."""
-    for key in [k for k, b in org.velocity_buckets.items() if b.velocity_control_id == (
-        control.velocity_control_id
-    )]:
+    for key in [
+        k
+        for k, b in org.velocity_buckets.items()
+        if b.velocity_control_id == (control.velocity_control_id)
+    ]:
         tx.pop(org.velocity_buckets, key)
 
 
