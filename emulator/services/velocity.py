@@ -24,6 +24,8 @@ consensus is reached), in the same transaction as the activity itself.
 
 from __future__ import annotations
 
+import bisect
+import operator
 import re
 from collections.abc import Mapping
 from fractions import Fraction
@@ -216,14 +218,25 @@ def _window_ns(control: VelocityControl) -> int | None:
 
 
 def aggregate(org: Organization, control: VelocityControl, group: str, now_ns: int) -> Fraction:
-    """The control's aggregate in ``group`` at ``now_ns``, from the points recorded so far."""
+    """The control's aggregate in ``group`` at ``now_ns``, from the points recorded so far:
+    the bucket's total less the points that have left the window since (O(those points))."""
     bucket = org.velocity_buckets.get(bucket_id(control, group))
     if bucket is None:
         return Fraction(0)
     window = _window_ns(control)
+    total = Fraction(bucket.total)
     if window is None:
-        return Fraction(bucket.total)
-    return sum((Fraction(p.amount) for p in bucket.points if now_ns - p.at < window), Fraction(0))
+        return total
+    expired = _expired(bucket.points, window, now_ns)
+    return total - sum((Fraction(p.amount) for p in bucket.points[:expired]), Fraction(0))
+
+
+def _expired(points: tuple[VelocityPoint, ...], window: int, now_ns: int) -> int:
+    """How many of ``points`` (oldest first) are ``window`` or more old at ``now_ns``."""
+    return bisect.bisect_right(points, now_ns - window, key=_AT)
+
+
+_AT = operator.attrgetter("at")
 
 
 def holds(
@@ -288,17 +301,16 @@ def record(
             continue
         group, amounts = measured
         key = bucket_id(control, group)
-        old = org.velocity_buckets.get(key)
+        old = org.velocity_buckets.get(key)  # its points oldest first
         added = sum(amounts, Fraction(0))
+        total = aggregate(org, control, group, now_ns) + added
         window = _window_ns(control)
-        if window is None:
-            total = added + (Fraction(old.total) if old is not None else 0)
-            points: tuple[VelocityPoint, ...] = ()
-        else:
-            kept = () if old is None else tuple(p for p in old.points if now_ns - p.at < window)
-            points = (*kept, VelocityPoint(now_ns, _text(added)))
-            total = sum((Fraction(p.amount) for p in points), Fraction(0))
-        bucket = VelocityBucket(key, control.velocity_control_id, points, _text(total))
+        points: list[VelocityPoint] = []
+        if window is not None:
+            if old is not None:
+                points = list(old.points[_expired(old.points, window, now_ns) :])
+            bisect.insort_right(points, VelocityPoint(now_ns, _text(added)), key=_AT)
+        bucket = VelocityBucket(key, control.velocity_control_id, tuple(points), _text(total))
         tx.put(org.velocity_buckets, key, bucket)
 
 
