@@ -49,12 +49,20 @@ _CAIP19 = re.compile(
 )
 
 _COMPARE = {
-    "VELOCITY_CONTROL_AGGREGATION_OPERATOR_LESS_THAN": Fraction.__lt__,
-    "VELOCITY_CONTROL_AGGREGATION_OPERATOR_LESS_THAN_OR_EQUAL": Fraction.__le__,
-    "VELOCITY_CONTROL_AGGREGATION_OPERATOR_EQUAL": Fraction.__eq__,
-    "VELOCITY_CONTROL_AGGREGATION_OPERATOR_GREATER_THAN_OR_EQUAL": Fraction.__ge__,
-    "VELOCITY_CONTROL_AGGREGATION_OPERATOR_GREATER_THAN": Fraction.__gt__,
+    "VELOCITY_CONTROL_AGGREGATION_OPERATOR_LESS_THAN": operator.lt,
+    "VELOCITY_CONTROL_AGGREGATION_OPERATOR_LESS_THAN_OR_EQUAL": operator.le,
+    "VELOCITY_CONTROL_AGGREGATION_OPERATOR_EQUAL": operator.eq,
+    "VELOCITY_CONTROL_AGGREGATION_OPERATOR_GREATER_THAN_OR_EQUAL": operator.ge,
+    "VELOCITY_CONTROL_AGGREGATION_OPERATOR_GREATER_THAN": operator.gt,
 }
+Number = int | Fraction  # exact: an int where it can be (the common case, and cheaper)
+
+
+def number(text: str) -> Number:
+    """A stored amount or threshold ("3", "1/2", "1.5") read back exactly."""
+    return int(text) if text.isdigit() else Fraction(text)
+
+
 COUNT = "VELOCITY_CONTROL_AGGREGATION_METHOD_COUNT"
 
 
@@ -77,7 +85,7 @@ def measure(
     activity_type: str,
     params: Mapping[str, Any],
     proposer_id: str,
-) -> tuple[str, list[Fraction]] | None:
+) -> tuple[str, list[Number]] | None:
     """The group and the values of the points this activity adds to ``control`` (each 1 for
     ``COUNT``), or ``None`` when it adds none."""
     source = control.data_source
@@ -85,7 +93,7 @@ def measure(
     if execution is not None:
         if not _type_matches(execution.get("filter"), activity_type):
             return None
-        amounts = [Fraction(1)]
+        amounts = [1]
     else:
         transfer = source["chainAssetTransfer"]
         if not _type_matches(transfer.get("filter"), activity_type):
@@ -97,7 +105,7 @@ def measure(
     if group is None:
         return None
     if control.aggregation["method"] == COUNT:
-        amounts = [Fraction(1)] * len(amounts)
+        amounts = [1] * len(amounts)
     return group, amounts
 
 
@@ -138,7 +146,7 @@ def _wallet_of(org: Organization, params: Mapping[str, Any]) -> str | None:
 
 def _asset_transfers(
     definitions: list[Mapping[str, Any]], params: Mapping[str, Any]
-) -> list[Fraction]:
+) -> list[Number]:
     unsigned, kind = params.get("unsignedTransaction"), params.get("type")
     if not isinstance(unsigned, str):
         return []
@@ -152,7 +160,7 @@ def _asset_transfers(
     return []
 
 
-def _ethereum_transfers(definitions: list[Mapping[str, Any]], unsigned: str) -> list[Fraction]:
+def _ethereum_transfers(definitions: list[Mapping[str, Any]], unsigned: str) -> list[Number]:
     tx = parse_ethereum_transaction(unsigned)
     found = []
     for definition in definitions:
@@ -161,13 +169,13 @@ def _ethereum_transfers(definitions: list[Mapping[str, Any]], unsigned: str) -> 
         ).groups()
         if namespace != "eip155" or tx.chain_id is None or chain != str(tx.chain_id):
             continue
-        scale = Fraction(10) ** int(definition["decimals"])
+        scale = 10 ** int(definition["decimals"])
         if asset_namespace == "slip44" and asset == "60" and tx.value:
-            found.append(Fraction(tx.value) / scale)
+            found.append(_scaled(tx.value, scale))
         elif asset_namespace == "erc20" and tx.to is not None and _same_address(tx.to, asset):
             amount = _erc20_amount(tx.data)
             if amount is not None:
-                found.append(Fraction(amount) / scale)
+                found.append(_scaled(amount, scale))
     return found
 
 
@@ -184,7 +192,7 @@ def _erc20_amount(data: bytes) -> int | None:
     return None
 
 
-def _solana_transfers(definitions: list[Mapping[str, Any]], unsigned: str) -> list[Fraction]:
+def _solana_transfers(definitions: list[Mapping[str, Any]], unsigned: str) -> list[Number]:
     view = solana_view(unsigned)
     found = []
     for definition in definitions:
@@ -193,12 +201,12 @@ def _solana_transfers(definitions: list[Mapping[str, Any]], unsigned: str) -> li
         ).groups()
         if namespace != "solana":
             continue  # an unsigned Solana transaction names no cluster: any reference matches
-        scale = Fraction(10) ** int(definition["decimals"])
+        scale = 10 ** int(definition["decimals"])
         if asset_namespace == "slip44" and asset == "501":
-            found += [Fraction(t["amount"]) / scale for t in view["transfers"]]
+            found += [_scaled(t["amount"], scale) for t in view["transfers"]]
         elif asset_namespace == "token":
             found += [
-                Fraction(t["amount"]) / scale
+                _scaled(t["amount"], scale)
                 for t in view["spl_transfers"]
                 if t["token_mint"] == asset
             ]
@@ -217,18 +225,18 @@ def _window_ns(control: VelocityControl) -> int | None:
     return None if rolling is None else int(rolling["duration"]) * NANOS_PER_SECOND
 
 
-def aggregate(org: Organization, control: VelocityControl, group: str, now_ns: int) -> Fraction:
+def aggregate(org: Organization, control: VelocityControl, group: str, now_ns: int) -> Number:
     """The control's aggregate in ``group`` at ``now_ns``, from the points recorded so far:
     the bucket's total less the points that have left the window since (O(those points))."""
     bucket = org.velocity_buckets.get(bucket_id(control, group))
     if bucket is None:
-        return Fraction(0)
+        return 0
     window = _window_ns(control)
-    total = Fraction(bucket.total)
+    total = number(bucket.total)
     if window is None:
         return total
     expired = _expired(bucket.points, window, now_ns)
-    return total - sum((Fraction(p.amount) for p in bucket.points[:expired]), Fraction(0))
+    return total - sum(number(p.amount) for p in bucket.points[:expired])
 
 
 def _expired(points: tuple[VelocityPoint, ...], window: int, now_ns: int) -> int:
@@ -253,11 +261,11 @@ def holds(
     measured = measure(org, control, activity_type, params, proposer_id)
     if measured is None:
         group = group_of(org, control.aggregation["groupBy"], params, proposer_id)
-        total = Fraction(0) if group is None else aggregate(org, control, group, now_ns)
+        total = 0 if group is None else aggregate(org, control, group, now_ns)
     else:
         group, amounts = measured
-        total = aggregate(org, control, group, now_ns) + sum(amounts, Fraction(0))
-    threshold = Fraction(control.aggregation["threshold"])
+        total = aggregate(org, control, group, now_ns) + sum(amounts)
+    threshold = number(control.aggregation["threshold"])
     return bool(_COMPARE[control.aggregation["operator"]](total, threshold))
 
 
@@ -302,7 +310,7 @@ def record(
         group, amounts = measured
         key = bucket_id(control, group)
         old = org.velocity_buckets.get(key)  # its points oldest first
-        added = sum(amounts, Fraction(0))
+        added = sum(amounts)
         total = aggregate(org, control, group, now_ns) + added
         window = _window_ns(control)
         points: list[VelocityPoint] = []
@@ -324,5 +332,10 @@ def forget(tx: Transaction, org: Organization, control: VelocityControl) -> None
         tx.pop(org.velocity_buckets, key)
 
 
-def _text(value: Fraction) -> str:
-    return str(value)  # "3", "1/2": exact, and Fraction() reads it back
+def _text(value: Number) -> str:
+    return str(value)  # "3", "1/2": exact, and number() reads it back
+
+
+def _scaled(raw: int, scale: int) -> Number:
+    """``raw`` smallest units in the asset's units (``scale`` = 10**decimals), exactly."""
+    return raw if scale == 1 else Fraction(raw, scale)
