@@ -527,7 +527,7 @@ def test_controls_and_their_points_survive_state_files_and_the_journal(tmp_path)
 
 def test_the_typescript_client_creates_reads_lists_and_deletes_a_control():
     from emulator.crypto.api_keys import generate_key_pair
-    from tests.typescript import client_calls, typescript_or_skip
+    from tests.typescript import TypeScriptError, client_calls, typescript_or_skip
 
     ts = typescript_or_skip()
     emu = Emulator(seed=22)
@@ -543,15 +543,19 @@ def test_the_typescript_client_creates_reads_lists_and_deletes_a_control():
             "parameters": parameters,
         }
 
-    created, listed = client_calls(
+    bad = control("9lives")
+    refused, created, listed = client_calls(
         ts,
         emu.world,
         root,
         [
+            ("createVelocityControl", submit("ACTIVITY_TYPE_CREATE_VELOCITY_CONTROL", bad)),
             ("createVelocityControl", submit("ACTIVITY_TYPE_CREATE_VELOCITY_CONTROL", control())),
             ("listVelocityControls", {"organizationId": org_id}),
         ],
     )
+    assert isinstance(refused, TypeScriptError)
+    assert "invalid velocity control: identifier must be" in str(refused)
     assert created["activity"]["status"] == COMPLETED
     control_id = created["activity"]["result"]["createVelocityControlResult"]["velocityControlId"]
     assert [c["velocityControlId"] for c in listed["velocityControls"]] == [control_id]
