@@ -133,7 +133,7 @@ def run(quick: bool) -> list[Result]:
     ]
     for (label, setting), timed in zip(rows, samples[1:], strict=True):
         org = next(iter(setting.emu.world.store.organizations.values()))
-        points = sum(len(b.points) for b in org.velocity_buckets.values())
+        points = len(org.velocity_points)
         if points == 0 and "infinite" not in label:
             raise SystemExit(f"{label}: no point was recorded")
         results.append(Result(f"sign_raw_payload, {label}", timed, floor=floor, floor_name=FLOOR))

@@ -334,22 +334,25 @@ class VelocityControl:
 
 @dataclass(frozen=True, slots=True)
 class VelocityPoint:
-    """One measured data point: when, and how much (an exact decimal or fraction text)."""
+    """One measured data point of a rolling window: when, and how much (exact: an integer or
+    fraction text). ``point_id`` is ``<bucket id>/<sequence number>``."""
 
+    point_id: str
     at: int
     amount: str
 
 
 @dataclass(frozen=True, slots=True)
 class VelocityBucket:
-    """The data points of one velocity control in one group (the organization, a user, a
-    wallet): those still inside a rolling window, or only their running total for an
-    infinite one. ``bucket_id`` is ``<velocity control id>/<group>``."""
+    """One velocity control's running total in one group (the organization, a user, a
+    wallet), and for a rolling window the sequence numbers of its points still inside it,
+    ``first`` to ``next - 1``, oldest first. ``bucket_id`` is ``<velocity control id>/<group>``."""
 
     bucket_id: str
     velocity_control_id: str
-    points: tuple[VelocityPoint, ...]
     total: str
+    first: int = 0
+    next: int = 0
 
 
 class NameIndex(dict):
@@ -386,6 +389,7 @@ class Organization:
     secrets: dict[str, Secret] = field(default_factory=dict)
     velocity_controls: dict[str, VelocityControl] = field(default_factory=dict)
     velocity_buckets: dict[str, VelocityBucket] = field(default_factory=dict)
+    velocity_points: dict[str, VelocityPoint] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)

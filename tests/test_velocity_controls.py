@@ -298,6 +298,27 @@ def test_a_count_limit_holds_until_the_window_rolls_over(world):
     assert sign_raw(emu, key, address)["activity"]["status"] == COMPLETED
 
 
+def test_points_that_left_the_window_are_dropped_when_the_next_is_recorded(world):
+    emu, key, address = world
+    emu.call("create_velocity_control", control("hourly", threshold="5"))
+    allow(emu, "controls.hourly")
+    org = emu.world.store.organizations[emu.organization().organization_id]
+    for _ in range(3):
+        sign_raw(emu, key, address)
+        emu.clock.advance(1000)
+    (bucket,) = org.velocity_buckets.values()
+    assert (bucket.total, bucket.first, bucket.next) == ("3", 0, 3)
+    emu.clock.advance(600)  # 3600 s after the first, 2600 after the second
+    sign_raw(emu, key, address)
+    (bucket,) = org.velocity_buckets.values()
+    assert (bucket.total, bucket.first, bucket.next) == ("3", 1, 4)
+    assert sorted(p.point_id.rsplit("/", 1)[1] for p in org.velocity_points.values()) == [
+        "1",
+        "2",
+        "3",
+    ]
+
+
 def test_a_denied_request_records_nothing_and_other_activities_do_not_count(world):
     emu, key, address = world
     emu.call("create_velocity_control", control("hourly", threshold="1"))
@@ -308,10 +329,10 @@ def test_a_denied_request_records_nothing_and_other_activities_do_not_count(worl
     # the root signs past the limit (the root quorum bypasses policies), and it counts
     sign_raw(emu, None, address)
     emu.create_wallet(wallet_name="x", accounts=[])  # not a raw payload: not measured
-    (bucket,) = emu.world.store.organizations[
-        emu.organization().organization_id
-    ].velocity_buckets.values()
-    assert [p.amount for p in bucket.points] == ["1", "1"]
+    org = emu.world.store.organizations[emu.organization().organization_id]
+    (bucket,) = org.velocity_buckets.values()
+    assert (bucket.total, bucket.first, bucket.next) == ("2", 0, 2)
+    assert [p.amount for p in org.velocity_points.values()] == ["1", "1"]
 
 
 def test_a_deny_policy_on_a_control_that_is_over_its_threshold(world):
@@ -441,7 +462,7 @@ def test_deleting_a_control_forgets_its_points(world):
     assert fails(emu, sign_raw, emu, key, address).status == 403
     emu.delete_velocity_control(velocity_control_id=made["velocityControlId"])
     org = emu.world.store.organizations[emu.organization().organization_id]
-    assert org.velocity_buckets == {}
+    assert org.velocity_buckets == {} and org.velocity_points == {}
     emu.call("create_velocity_control", control("hourly", threshold="1"))
     assert sign_raw(emu, key, address)["activity"]["status"] == COMPLETED
 

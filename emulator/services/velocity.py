@@ -24,7 +24,7 @@ consensus is reached), in the same transaction as the activity itself.
 
 from __future__ import annotations
 
-import bisect
+import functools
 import operator
 import re
 from collections.abc import Mapping
@@ -70,6 +70,7 @@ def is_caip19(text: str) -> bool:
     return _CAIP19.fullmatch(text) is not None
 
 
+@functools.lru_cache(maxsize=512)
 def family(activity_type: str) -> str:
     """``ACTIVITY_TYPE_SIGN_TRANSACTION_V2`` -> ``ACTIVITY_TYPE_SIGN_TRANSACTION``: a filter
     naming a type covers all its versions."""
@@ -226,25 +227,32 @@ def _window_ns(control: VelocityControl) -> int | None:
 
 
 def aggregate(org: Organization, control: VelocityControl, group: str, now_ns: int) -> Number:
-    """The control's aggregate in ``group`` at ``now_ns``, from the points recorded so far:
-    the bucket's total less the points that have left the window since (O(those points))."""
+    """The control's aggregate in ``group`` at ``now_ns``: the bucket's running total less
+    the points that have left the window since it was last written (O(those points))."""
     bucket = org.velocity_buckets.get(bucket_id(control, group))
     if bucket is None:
         return 0
-    window = _window_ns(control)
     total = number(bucket.total)
+    window = _window_ns(control)
     if window is None:
         return total
-    expired = _expired(bucket.points, window, now_ns)
-    return total - sum(number(p.amount) for p in bucket.points[:expired])
+    for point in _expired(org, bucket, window, now_ns):
+        total -= number(point.amount)
+    return total
 
 
-def _expired(points: tuple[VelocityPoint, ...], window: int, now_ns: int) -> int:
-    """How many of ``points`` (oldest first) are ``window`` or more old at ``now_ns``."""
-    return bisect.bisect_right(points, now_ns - window, key=_AT)
-
-
-_AT = operator.attrgetter("at")
+def _expired(
+    org: Organization, bucket: VelocityBucket, window: int, now_ns: int
+) -> list[VelocityPoint]:
+    """The bucket's points, oldest first, that are ``window`` or more old at ``now_ns``."""
+    found = []
+    points = org.velocity_points
+    for sequence in range(bucket.first, bucket.next):
+        point = points[f"{bucket.bucket_id}/{sequence}"]
+        if now_ns - point.at < window:
+            break
+        found.append(point)
+    return found
 
 
 def holds(
@@ -297,7 +305,8 @@ def record(
     now_ns: int,
 ) -> None:
     """Add the points of a completed activity to each of ``controls`` (those in force when
-    it ran, still there now) that measures it."""
+    it ran, still there now) that measures it: the bucket's new total, and for a rolling
+    window the new point, the points that have left it dropped (O(1) amortized)."""
     for control in controls:
         if control.velocity_control_id not in org.velocity_controls:
             continue  # the activity deleted it
@@ -309,27 +318,34 @@ def record(
             continue
         group, amounts = measured
         key = bucket_id(control, group)
-        old = org.velocity_buckets.get(key)  # its points oldest first
+        old = org.velocity_buckets.get(key) or VelocityBucket(key, control.velocity_control_id, "0")
         added = sum(amounts)
-        total = aggregate(org, control, group, now_ns) + added
+        total = number(old.total) + added
+        first, last = old.first, old.next
         window = _window_ns(control)
-        points: list[VelocityPoint] = []
         if window is not None:
-            if old is not None:
-                points = list(old.points[_expired(old.points, window, now_ns) :])
-            bisect.insort_right(points, VelocityPoint(now_ns, _text(added)), key=_AT)
-        bucket = VelocityBucket(key, control.velocity_control_id, tuple(points), _text(total))
+            for point in _expired(org, old, window, now_ns):
+                total -= number(point.amount)
+                tx.pop(org.velocity_points, point.point_id)
+                first += 1
+            point_id = f"{key}/{last}"
+            tx.put(org.velocity_points, point_id, VelocityPoint(point_id, now_ns, _text(added)))
+            last += 1
+        bucket = VelocityBucket(key, control.velocity_control_id, _text(total), first, last)
         tx.put(org.velocity_buckets, key, bucket)
 
 
 def forget(tx: Transaction, org: Organization, control: VelocityControl) -> None:
-    """Drop a deleted control's points."""
-    for key in [
-        k
-        for k, b in org.velocity_buckets.items()
+    """Drop a deleted control's buckets and points."""
+    mine = [
+        b
+        for b in org.velocity_buckets.values()
         if b.velocity_control_id == (control.velocity_control_id)
-    ]:
-        tx.pop(org.velocity_buckets, key)
+    ]
+    for bucket in mine:
+        for sequence in range(bucket.first, bucket.next):
+            tx.pop(org.velocity_points, f"{bucket.bucket_id}/{sequence}")
+        tx.pop(org.velocity_buckets, bucket.bucket_id)
 
 
 def _text(value: Number) -> str:
