@@ -1,6 +1,6 @@
-"""Hypothesis: a velocity limit is never exceeded, however the transfers are split and the
-clock moves, and the emulator lets through exactly what a model written here does (a list of
-accepted transfers and the sum of those inside the rolling window)."""
+"""Hypothesis: a velocity limit is never exceeded, however the transfers are split between
+signers and in time, and the emulator lets through exactly what a model written here does (per
+group, a list of accepted transfers and the sum of those inside the rolling window)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ STEPS = st.lists(
     st.tuples(
         st.integers(0, 400),  # seconds the clock moves first
         st.integers(0, 120),  # the transfer, in the asset's smallest unit
+        st.sampled_from(["alice", "bob"]),  # who signs
     ),
     min_size=1,
     max_size=12,
@@ -39,15 +40,16 @@ def in_window(accepted: list[tuple[int, Fraction]], now: int, duration: int) -> 
     threshold=st.integers(0, 300),
     decimals=st.sampled_from([0, 2]),
     duration=st.integers(1, 900),
+    group=st.sampled_from(["organization", "user"]),
     steps=STEPS,
 )
 def test_a_limit_is_never_exceeded_and_the_emulator_follows_the_model(
-    operator, threshold, decimals, duration, steps
+    operator, threshold, decimals, duration, group, steps
 ):
     emu = Emulator()
     emu.create_organization()
     emu.clock.freeze()
-    _, key = add_user(emu, "alice")
+    keys = {name: add_user(emu, name)[1] for name in ("alice", "bob")}
     address = emu.create_wallet(
         wallet_name="w", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")]
     )["addresses"][0]
@@ -66,31 +68,32 @@ def test_a_limit_is_never_exceeded_and_the_emulator_follows_the_model(
                 if decimals
                 else str(threshold),
                 "window": {"rolling": {"duration": str(duration)}},
-                "groupBy": {"organization": {}},
+                "groupBy": {group: {}},
             },
         },
     )
     emu.create_policy(policy_name="p", effect="EFFECT_ALLOW", notes="", condition="controls.limit")
     holds = LIMIT_OPERATORS[operator]
-    accepted: list[tuple[int, Fraction]] = []  # the model: (time, amount) let through
+    accepted: dict[str, list[tuple[int, Fraction]]] = {}  # the model: per group, (time, amount)
     now = 0
-    for advance, raw in steps:
+    for advance, raw, signer in steps:
         emu.clock.advance(advance)
         now += advance
         amount = Fraction(raw) / scale
-        expected = holds(in_window(accepted, now, duration) + amount, limit)
+        mine = accepted.setdefault(signer if group == "user" else "", [])
+        expected = holds(in_window(mine, now, duration) + amount, limit)
         try:
             emu.sign_transaction(
                 sign_with=address,
                 unsigned_transaction=eth_tx(raw),
                 type="TRANSACTION_TYPE_ETHEREUM",
-                caller=key,
+                caller=keys[signer],
             )
             allowed = True
         except TurnkeyApiError as error:
             assert error.status == 403
             allowed = False
-        assert allowed == expected, (now, raw, accepted)
+        assert allowed == expected, (now, raw, signer, accepted)
         if allowed:
-            accepted.append((now, amount))
-            assert holds(in_window(accepted, now, duration), limit)  # never exceeded
+            mine.append((now, amount))
+            assert holds(in_window(mine, now, duration), limit)  # never exceeded
