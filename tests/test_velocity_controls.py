@@ -599,3 +599,46 @@ def test_the_typescript_client_creates_reads_lists_and_deletes_a_control():
     }
     assert active["statuses"] == [] and active["evaluatedAtMs"].isdigit()
     assert emu.list_velocity_controls()["velocityControls"] == []
+
+
+def test_a_parents_control_counts_the_flows_it_runs_in_sub_organizations(world):
+    """email_auth run by the parent in a sub-organization is judged by the parent's policies,
+    and so counted by the parent's controls."""
+    from emulator.testing.client_crypto import TargetKey
+
+    emu, key, _ = world
+    emu.call(
+        "create_velocity_control",
+        control(
+            "emails",
+            threshold="2",
+            source={
+                "activityExecution": {
+                    "filter": {"activity": [{"activityType": "ACTIVITY_TYPE_EMAIL_AUTH"}]}
+                }
+            },
+        ),
+    )
+    allow(emu, "controls.emails")
+    user_org = emu.create_sub_organization(
+        sub_organization_name="bob's",
+        root_quorum_threshold=1,
+        root_users=[{"userName": "bob", "userEmail": "bob@example.com"}],
+    )["subOrganizationId"]
+
+    def send():
+        return emu.email_auth(
+            organization_id=user_org,
+            email="bob@example.com",
+            target_public_key=TargetKey.generate().public_key,
+            email_customization={"appName": "Acme"},
+            caller=key,
+        )
+
+    assert send()["activity"]["status"] == COMPLETED
+    assert send()["activity"]["status"] == COMPLETED
+    assert fails(emu, send).status == 403
+    parent = emu.world.store.organizations[emu.organization().organization_id]
+    (bucket,) = parent.velocity_buckets.values()
+    assert bucket.total == "2"
+    assert emu.world.store.organizations[user_org].velocity_buckets == {}
