@@ -642,3 +642,71 @@ def test_a_parents_control_counts_the_flows_it_runs_in_sub_organizations(world):
     (bucket,) = parent.velocity_buckets.values()
     assert bucket.total == "2"
     assert emu.world.store.organizations[user_org].velocity_buckets == {}
+
+
+def test_sums_of_sol_and_of_an_spl_token_by_mint():
+    from solders.hash import Hash
+    from solders.instruction import AccountMeta, Instruction
+    from solders.message import Message
+    from solders.pubkey import Pubkey
+    from solders.signature import Signature
+    from solders.system_program import TransferParams, transfer
+    from solders.transaction import VersionedTransaction
+
+    emu = Emulator(seed=23)
+    emu.create_organization("Acme")
+    emu.clock.freeze()
+    _, key = add_user(emu, "alice")
+    address = emu.create_wallet(wallet_name="w", accounts=[account_spec("ADDRESS_FORMAT_SOLANA")])[
+        "addresses"
+    ][0]
+    payer = Pubkey.from_string(address)
+    mint = Pubkey(bytes([12]) * 32)
+    token = Pubkey.from_string("TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA")
+    mainnet = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"
+    emu.call(
+        "create_velocity_control",
+        control("sol", source=transfers((f"{mainnet}/slip44:501", "9")), method=SUM, threshold="1"),
+    )
+    emu.call(
+        "create_velocity_control",
+        control(
+            "usdc", source=transfers((f"{mainnet}/token:{mint}", "6")), method=SUM, threshold="5"
+        ),
+    )
+    allow(emu, "controls.sol && controls.usdc")
+
+    def unsigned(*instructions) -> str:
+        message = Message.new_with_blockhash(list(instructions), payer, Hash(bytes([9]) * 32))
+        slots = [Signature.default()] * message.header.num_required_signatures
+        return bytes(VersionedTransaction.populate(message, slots)).hex()
+
+    def lamports(n: int):
+        to = Pubkey(bytes([3]) * 32)
+        return transfer(TransferParams(from_pubkey=payer, to_pubkey=to, lamports=n))
+
+    def tokens(n: int):
+        metas = [
+            AccountMeta(Pubkey(bytes([10]) * 32), False, True),
+            AccountMeta(mint, False, False),
+            AccountMeta(Pubkey(bytes([11]) * 32), False, True),
+            AccountMeta(payer, True, False),
+        ]
+        return Instruction(token, bytes([12]) + n.to_bytes(8, "little") + bytes([6]), metas)
+
+    def sign(transaction: str):
+        return emu.sign_transaction(
+            sign_with=address,
+            unsigned_transaction=transaction,
+            type="TRANSACTION_TYPE_SOLANA",
+            caller=key,
+        )
+
+    # two transfers in one transaction count together: 0.6 SOL, and 3 tokens
+    done = sign(unsigned(lamports(300_000_000), lamports(300_000_000), tokens(3_000_000)))
+    assert done["activity"]["status"] == COMPLETED
+    assert fails(emu, sign, unsigned(lamports(400_000_001))).status == 403
+    assert sign(unsigned(lamports(400_000_000)))["activity"]["status"] == COMPLETED  # 1 SOL
+    assert fails(emu, sign, unsigned(tokens(2_000_001))).status == 403  # 5.000001 tokens
+    emu.clock.advance(3600)
+    assert sign(unsigned(lamports(10**9), tokens(5_000_000)))["activity"]["status"] == COMPLETED
