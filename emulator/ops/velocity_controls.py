@@ -21,7 +21,7 @@ from .. import messages, render
 from ..errors import InvalidArgument, NotFound
 from ..models import Organization, VelocityControl
 from ..schema import Array, Enum, Integer, String, label, obj, opt, uuid
-from ..services import velocity
+from ..services import asset_transfers, velocity
 from ..services.context import Context
 from ..services.pagination import PAGINATION, paginate
 from .registry import Version, activity, query
@@ -103,7 +103,7 @@ def _checked_data_source(source: Params) -> Params:
         raise _invalid("dataSource.chainAssetTransfer.definition lists no asset")
     definitions = []
     for index, definition in enumerate(transfer["definition"]):
-        if not velocity.is_caip19(definition["caip19"]):
+        if not asset_transfers.is_caip19(definition["caip19"]):
             raise _invalid(
                 f"dataSource.chainAssetTransfer.definition[{index}].caip19 is not a CAIP-19 id"
             )

@@ -9,11 +9,7 @@ window (``rolling``: the points less than ``duration`` seconds old on the emulat
 * ``activityExecution``: each completed activity of the filtered types (all types when the
   filter is absent) is one point of amount 1.
 * ``chainAssetTransfer``: each transfer of a listed asset in a signed transaction is one
-  point, its amount in the asset's units (raw amount / 10**decimals), by CAIP-19:
-  ``eip155:<chain id>/slip44:60`` (the value of an Ethereum transaction on that chain),
-  ``eip155:<chain id>/erc20:<token>`` (``transfer`` and ``transferFrom`` calls to the token),
-  ``solana:<any cluster>/slip44:501`` (System Program transfers) and
-  ``solana:<any cluster>/token:<mint>`` (SPL transfers that name the mint).
+  point, its amount in the asset's units (``services/asset_transfers.py``).
 
 In a policy, ``controls.<identifier>`` is ``aggregate <operator> threshold`` where the
 aggregate counts the activity being judged as if it completed: an ALLOW policy on
@@ -31,22 +27,16 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..crypto.transactions import TransactionError
-from ..crypto.transactions.ethereum import parse_ethereum_transaction
 from ..models import Organization, VelocityBucket, VelocityControl, VelocityPoint
 from ..policy import Lazy, PolicyEvaluationError
-from ..policy.chains import solana_view
 from ..transaction import Transaction
+from . import asset_transfers
+from .asset_transfers import Number
 
 NANOS_PER_SECOND = 1_000_000_000
 ORGANIZATION_GROUP = "organization"
 
 _VERSION_SUFFIX = re.compile(r"_V\d+$")
-_ERC20_TRANSFER = bytes.fromhex("a9059cbb")  # transfer(address,uint256)
-_ERC20_TRANSFER_FROM = bytes.fromhex("23b872dd")  # transferFrom(address,address,uint256)
-_CAIP19 = re.compile(
-    r"([-a-z0-9]{3,8}):([-_a-zA-Z0-9]{1,32})/([-a-z0-9]{3,8}):([-.%a-zA-Z0-9]{1,128})"
-)
 
 _COMPARE = {
     "VELOCITY_CONTROL_AGGREGATION_OPERATOR_LESS_THAN": operator.lt,
@@ -55,7 +45,6 @@ _COMPARE = {
     "VELOCITY_CONTROL_AGGREGATION_OPERATOR_GREATER_THAN_OR_EQUAL": operator.ge,
     "VELOCITY_CONTROL_AGGREGATION_OPERATOR_GREATER_THAN": operator.gt,
 }
-Number = int | Fraction  # exact: an int where it can be (the common case, and cheaper)
 
 
 def number(text: str) -> Number:
@@ -64,10 +53,6 @@ def number(text: str) -> Number:
 
 
 COUNT = "VELOCITY_CONTROL_AGGREGATION_METHOD_COUNT"
-
-
-def is_caip19(text: str) -> bool:
-    return _CAIP19.fullmatch(text) is not None
 
 
 @functools.lru_cache(maxsize=512)
@@ -99,7 +84,7 @@ def measure(
         transfer = source["chainAssetTransfer"]
         if not _type_matches(transfer.get("filter"), activity_type):
             return None
-        amounts = _asset_transfers(transfer["definition"], params)
+        amounts = asset_transfers.amounts(transfer["definition"], params)
         if not amounts:
             return None
     group = group_of(org, control.aggregation["groupBy"], params, proposer_id)
@@ -143,75 +128,6 @@ def _wallet_of(org: Organization, params: Mapping[str, Any]) -> str | None:
     if isinstance(wallet_id, str) and wallet_id in org.wallets:
         return "wallet:" + wallet_id
     return None
-
-
-def _asset_transfers(
-    definitions: list[Mapping[str, Any]], params: Mapping[str, Any]
-) -> list[Number]:
-    unsigned, kind = params.get("unsignedTransaction"), params.get("type")
-    if not isinstance(unsigned, str):
-        return []
-    try:
-        if kind == "TRANSACTION_TYPE_ETHEREUM":
-            return _ethereum_transfers(definitions, unsigned)
-        if kind == "TRANSACTION_TYPE_SOLANA":
-            return _solana_transfers(definitions, unsigned)
-    except (TransactionError, ValueError) as error:
-        raise PolicyEvaluationError(f"InvalidTransaction: {error}") from None
-    return []
-
-
-def _ethereum_transfers(definitions: list[Mapping[str, Any]], unsigned: str) -> list[Number]:
-    tx = parse_ethereum_transaction(unsigned)
-    found = []
-    for definition in definitions:
-        namespace, chain, asset_namespace, asset = _CAIP19.fullmatch(  # type: ignore[union-attr]
-            definition["caip19"]
-        ).groups()
-        if namespace != "eip155" or tx.chain_id is None or chain != str(tx.chain_id):
-            continue
-        scale = 10 ** int(definition["decimals"])
-        if asset_namespace == "slip44" and asset == "60" and tx.value:
-            found.append(_scaled(tx.value, scale))
-        elif asset_namespace == "erc20" and tx.to is not None and _same_address(tx.to, asset):
-            amount = _erc20_amount(tx.data)
-            if amount is not None:
-                found.append(_scaled(amount, scale))
-    return found
-
-
-def _same_address(address: Any, text: str) -> bool:
-    mine = address.hex() if isinstance(address, bytes) else str(address).lower()
-    return mine.removeprefix("0x") == text.lower().removeprefix("0x")
-
-
-def _erc20_amount(data: bytes) -> int | None:
-    if data[:4] == _ERC20_TRANSFER and len(data) >= 68:
-        return int.from_bytes(data[36:68], "big")
-    if data[:4] == _ERC20_TRANSFER_FROM and len(data) >= 100:
-        return int.from_bytes(data[68:100], "big")
-    return None
-
-
-def _solana_transfers(definitions: list[Mapping[str, Any]], unsigned: str) -> list[Number]:
-    view = solana_view(unsigned)
-    found = []
-    for definition in definitions:
-        namespace, _, asset_namespace, asset = _CAIP19.fullmatch(  # type: ignore[union-attr]
-            definition["caip19"]
-        ).groups()
-        if namespace != "solana":
-            continue  # an unsigned Solana transaction names no cluster: any reference matches
-        scale = 10 ** int(definition["decimals"])
-        if asset_namespace == "slip44" and asset == "501":
-            found += [_scaled(t["amount"], scale) for t in view["transfers"]]
-        elif asset_namespace == "token":
-            found += [
-                _scaled(t["amount"], scale)
-                for t in view["spl_transfers"]
-                if t["token_mint"] == asset
-            ]
-    return found
 
 
 # ----- the aggregate and the policy keyword ------------------------------------------------
@@ -350,8 +266,3 @@ def forget(tx: Transaction, org: Organization, control: VelocityControl) -> None
 
 def _text(value: Number) -> str:
     return str(value)  # "3", "1/2": exact, and number() reads it back
-
-
-def _scaled(raw: int, scale: int) -> Number:
-    """``raw`` smallest units in the asset's units (``scale`` = 10**decimals), exactly."""
-    return raw if scale == 1 else Fraction(raw, scale)
