@@ -12,9 +12,9 @@ window (``rolling``: the points less than ``duration`` seconds old on the emulat
   point, its amount in the asset's units (``services/asset_transfers.py``).
 
 In a policy, ``controls.<identifier>`` is ``aggregate <operator> threshold`` where the
-aggregate counts the activity being judged as if it completed: an ALLOW policy on
-``controls.daily <= 10`` lets through exactly the requests that keep the window's total
-within the limit. A point is recorded when its activity completes (at once, or when its
+aggregate counts the activity being judged as if it completed: an ALLOW policy reading
+``controls.daily`` (a ``LESS_THAN_OR_EQUAL`` control with threshold ``10``) lets through
+exactly the requests that keep the window's total within 10. A point is recorded when its activity completes (at once, or when its
 consensus is reached), in the same transaction as the activity itself.
 """
 
