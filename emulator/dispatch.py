@@ -163,8 +163,9 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
             world,
             lambda tx: op.handler(Context(world, org, caller, now_ns, tx, request.raw), canonical),
         )
+    judge_org = caller.organization if from_parent else org
     verdict = authorize(
-        caller.organization if from_parent else org,
+        judge_org,
         version.activity_type,
         canonical,
         [approval_of(caller)],
@@ -187,7 +188,9 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
         # Allowed: the handler runs now. Otherwise the activity waits for approvals.
         allowed = verdict.decision == ALLOW and not owes
         result = (
-            execute(world, org, caller, op, version, canonical, now_ns, tx) if allowed else None
+            execute(world, org, caller, op, version, canonical, now_ns, tx, judged_in=judge_org)
+            if allowed
+            else None
         )
         waiting = AUTHENTICATORS_NEEDED_STATUS if owes else CONSENSUS_NEEDED_STATUS
         activity = record_activity(

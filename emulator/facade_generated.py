@@ -297,6 +297,73 @@ class UserParams(_UserParamsRequired, total=False):
     userTags: list[str]
 
 
+class DefinitionParams(TypedDict):
+    caip19: str
+    decimals: int
+
+
+class ActivityParams(TypedDict):
+    activityType: str
+
+
+class FilterParams(TypedDict, total=False):
+    activity: list[ActivityParams]
+
+
+class PhaseParams(TypedDict, total=False):
+    signature: dict[str, Any]
+    submission: dict[str, Any]
+
+
+class _ChainAssetTransferParamsRequired(TypedDict):
+    definition: list[DefinitionParams]
+
+
+class ChainAssetTransferParams(_ChainAssetTransferParamsRequired, total=False):
+    filter: FilterParams
+    phase: PhaseParams
+
+
+class ActivityExecutionParams(TypedDict, total=False):
+    filter: FilterParams
+
+
+class CreateVelocityControlDataSourceParams(TypedDict, total=False):
+    chainAssetTransfer: ChainAssetTransferParams
+    activityExecution: ActivityExecutionParams
+
+
+Operator2 = Literal["VELOCITY_CONTROL_AGGREGATION_OPERATOR_LESS_THAN", "VELOCITY_CONTROL_AGGREGATION_OPERATOR_LESS_THAN_OR_EQUAL", "VELOCITY_CONTROL_AGGREGATION_OPERATOR_EQUAL", "VELOCITY_CONTROL_AGGREGATION_OPERATOR_GREATER_THAN_OR_EQUAL", "VELOCITY_CONTROL_AGGREGATION_OPERATOR_GREATER_THAN"]
+
+
+class RollingParams(TypedDict):
+    duration: int
+
+
+class WindowParams(TypedDict, total=False):
+    rolling: RollingParams
+    infinite: dict[str, Any]
+
+
+class GroupByParams(TypedDict, total=False):
+    organization: dict[str, Any]
+    user: dict[str, Any]
+    wallet: dict[str, Any]
+
+
+class CreateVelocityControlAggregationParams(TypedDict):
+    method: Literal["VELOCITY_CONTROL_AGGREGATION_METHOD_SUM", "VELOCITY_CONTROL_AGGREGATION_METHOD_COUNT"]
+    operator: Operator2
+    threshold: str
+    window: WindowParams
+    groupBy: GroupByParams
+
+
+class CreateVelocityControlResult(TypedDict):
+    activity: dict[str, Any]
+    velocityControlId: str
+
+
 class CreateWalletResult(TypedDict):
     activity: dict[str, Any]
     walletId: str
@@ -408,6 +475,12 @@ class ExportWalletAccountResult(TypedDict):
     exportBundle: str
 
 
+class GetActivePoliciesResult(TypedDict):
+    activity: dict[str, Any]
+    statuses: list[dict[str, Any]]
+    evaluatedAtMs: str
+
+
 class GetApiKeyResult(TypedDict):
     activity: dict[str, Any]
     apiKey: dict[str, Any]
@@ -501,6 +574,11 @@ class GetSmartContractInterfaceResult(TypedDict):
 class GetUserResult(TypedDict):
     activity: dict[str, Any]
     user: dict[str, Any]
+
+
+class GetVelocityControlResult(TypedDict):
+    activity: dict[str, Any]
+    velocityControl: Any
 
 
 class GetWalletResult(TypedDict):
@@ -627,6 +705,12 @@ class ListUserTagsResult(TypedDict):
 class ListUsersResult(TypedDict):
     activity: dict[str, Any]
     users: list[dict[str, Any]]
+
+
+class ListVelocityControlsResult(TypedDict):
+    activity: dict[str, Any]
+    velocityControls: Any
+    pageInfo: Any
 
 
 class ListWalletAccountsResult(TypedDict):
@@ -1113,6 +1197,25 @@ class OperationMethods:
             self._run_operation("create_users", {"users": users}, organization_id, caller, activity_type, timestamp_ms),
         )
 
+    @operation("create_velocity_control")
+    def create_velocity_control(
+        self,
+        *,
+        name: str,
+        data_source: CreateVelocityControlDataSourceParams,
+        aggregation: CreateVelocityControlAggregationParams,
+        identifier: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CREATE_VELOCITY_CONTROL"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> CreateVelocityControlResult:
+        """Create velocity control (``/public/v1/submit/create_velocity_control``)."""
+        return cast(
+            "CreateVelocityControlResult",
+            self._run_operation("create_velocity_control", {"name": name, "dataSource": data_source, "aggregation": aggregation, "identifier": identifier}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
     @operation("create_wallet")
     def create_wallet(
         self,
@@ -1394,6 +1497,23 @@ class OperationMethods:
             self._run_operation("delete_users", {"userIds": user_ids}, organization_id, caller, activity_type, timestamp_ms),
         )
 
+    @operation("delete_velocity_control")
+    def delete_velocity_control(
+        self,
+        *,
+        velocity_control_id: str | None = None,
+        velocity_control_ids: list[str] | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_DELETE_VELOCITY_CONTROLS", "ACTIVITY_TYPE_DELETE_VELOCITY_CONTROL"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> ApproveActivityResult:
+        """Delete velocity control (``/public/v1/submit/delete_velocity_control``)."""
+        return cast(
+            "ApproveActivityResult",
+            self._run_operation("delete_velocity_control", {"velocityControlId": velocity_control_id, "velocityControlIds": velocity_control_ids}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
     @operation("delete_wallet_accounts")
     def delete_wallet_accounts(
         self,
@@ -1518,6 +1638,19 @@ class OperationMethods:
         return cast(
             "ExportWalletAccountResult",
             self._run_operation("export_wallet_account", {"address": address, "targetPublicKey": target_public_key}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
+    @operation("get_active_policies")
+    def get_active_policies(
+        self,
+        *,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetActivePoliciesResult:
+        """Get active policies (``/public/v1/query/get_active_policies``)."""
+        return cast(
+            "GetActivePoliciesResult",
+            self._run_operation("get_active_policies", {}, organization_id, caller),
         )
 
     @operation("get_activity")
@@ -1797,6 +1930,20 @@ class OperationMethods:
         return cast(
             "GetUserResult",
             self._run_operation("get_user", {"userId": user_id}, organization_id, caller),
+        )
+
+    @operation("get_velocity_control")
+    def get_velocity_control(
+        self,
+        *,
+        velocity_control_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetVelocityControlResult:
+        """Get velocity control (``/public/v1/query/get_velocity_control``)."""
+        return cast(
+            "GetVelocityControlResult",
+            self._run_operation("get_velocity_control", {"velocityControlId": velocity_control_id}, organization_id, caller),
         )
 
     @operation("get_wallet")
@@ -2228,6 +2375,20 @@ class OperationMethods:
         return cast(
             "ListUsersResult",
             self._run_operation("list_users", {}, organization_id, caller),
+        )
+
+    @operation("list_velocity_controls")
+    def list_velocity_controls(
+        self,
+        *,
+        pagination_options: ListActivitiesPaginationOptionsParams | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListVelocityControlsResult:
+        """List velocity controls (``/public/v1/query/list_velocity_controls``)."""
+        return cast(
+            "ListVelocityControlsResult",
+            self._run_operation("list_velocity_controls", {"paginationOptions": pagination_options}, organization_id, caller),
         )
 
     @operation("list_verified_suborgs")

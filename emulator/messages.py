@@ -597,3 +597,23 @@ def oauth2_exchange_failed(provider: str, error: str, description: str) -> str:
         "failed to exchange OAuth 2.0 auth code: "
         f"provider={provider} error={error} description={description}"
     )
+
+
+# --- velocity controls (the OpenAPI document's field descriptions; texts ours) -------------------
+
+
+def invalid_velocity_control(why: str) -> str:
+    return f"invalid velocity control: {why}"
+
+
+def velocity_identifier_not_unique(identifier: str) -> str:
+    return f"a velocity control with identifier {identifier!r} already exists in this organization"
+
+
+def velocity_control_not_found(velocity_control_id: str, organization_id: str) -> str:
+    return (
+        f"unable to find velocity control {velocity_control_id} in organization {organization_id}"
+    )
+
+
+VELOCITY_CONTROLS_TO_DELETE = "velocityControlIds must hold at least one id, without repeats"

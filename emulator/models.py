@@ -417,6 +417,43 @@ class Unsaved(dict):
     __slots__ = ()
 
 
+@dataclass(frozen=True, slots=True)
+class VelocityControl:
+    """A velocity control (``services/velocity.py``): what it measures and the limit that
+    ``controls.<identifier>`` tests in policies. ``data_source`` and ``aggregation`` are
+    kept as the request sent them, checked and with its numbers as strings."""
+
+    velocity_control_id: str
+    identifier: str
+    name: str
+    data_source: dict[str, Any]
+    aggregation: dict[str, Any]
+    created_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class VelocityPoint:
+    """One measured data point of a rolling window: when, and how much (exact: an integer or
+    fraction text). ``point_id`` is ``<bucket id>/<sequence number>``."""
+
+    point_id: str
+    at: int
+    amount: str
+
+
+@dataclass(frozen=True, slots=True)
+class VelocityBucket:
+    """One velocity control's running total in one group (the organization, a user, a
+    wallet), and for a rolling window the sequence numbers of its points still inside it,
+    ``first`` to ``next - 1``, oldest first. ``bucket_id`` is ``<velocity control id>/<group>``."""
+
+    bucket_id: str
+    velocity_control_id: str
+    total: str
+    first: int = 0
+    next: int = 0
+
+
 class NameIndex(dict):
     """A derived index, name -> record id, kept beside a collection so that a create checks
     uniqueness in constant time. Not saved: loading rebuilds it from the records."""
@@ -451,6 +488,9 @@ class Organization:
     secrets: dict[str, Secret] = field(default_factory=dict)
     mfa_policies: dict[str, MfaPolicy] = field(default_factory=dict)
     oauth2_credentials: dict[str, Oauth2Credential] = field(default_factory=dict)
+    velocity_controls: dict[str, VelocityControl] = field(default_factory=dict)
+    velocity_buckets: dict[str, VelocityBucket] = field(default_factory=dict)
+    velocity_points: dict[str, VelocityPoint] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)

@@ -215,6 +215,10 @@ REGISTRY_TYPES_MISSING_FROM_DOCS: frozenset[str] = frozenset(
         "ACTIVITY_TYPE_IMPORT_SECRETS",
         "ACTIVITY_TYPE_EXPORT_SECRETS",
         "ACTIVITY_TYPE_DELETE_SECRETS",
+        # nor for velocity controls
+        "ACTIVITY_TYPE_CREATE_VELOCITY_CONTROL",
+        "ACTIVITY_TYPE_DELETE_VELOCITY_CONTROL",
+        "ACTIVITY_TYPE_DELETE_VELOCITY_CONTROLS",
     }
 )
 # In the "Activity kinds" table, but with no row in the resource and action table.

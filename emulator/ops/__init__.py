@@ -1,6 +1,7 @@
 """The operations, one module per family; importing this fills the registry."""
 
 from . import (
+    active_policies,
     activities,
     api_keys,
     authenticators,
@@ -27,6 +28,7 @@ from . import (
     sub_organizations,
     user_tags,
     users,
+    velocity_controls,
     wallets,
 )
 from .registry import ACTIVITY, QUERY, REGISTRY, Operation, Version, find_by_path
@@ -37,6 +39,7 @@ __all__ = [
     "REGISTRY",
     "Operation",
     "Version",
+    "active_policies",
     "activities",
     "api_keys",
     "authenticators",
@@ -64,5 +67,6 @@ __all__ = [
     "sub_organizations",
     "user_tags",
     "users",
+    "velocity_controls",
     "wallets",
 ]

@@ -2,8 +2,9 @@
 get_smart_contract_interface, list_smart_contract_interfaces (Ethereum ABIs, Solana IDLs).
 
 An uploaded ABI unlocks ``eth.tx.function_name``, ``function_signature`` and
-``contract_call_args`` for calls to its address (``policy/abi.py``). IDLs are stored and
-answered as uploaded; the Solana instruction parsing they unlock is not emulated yet.
+``contract_call_args`` for calls to its address (``policy/abi.py``); an uploaded Anchor IDL
+unlocks ``parsed_instruction_data`` in ``solana.tx.instructions`` for instructions of its
+program (``policy/idl.py``). Both are checked when uploaded and answered as uploaded.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from .. import jsontext, messages, render
 from ..crypto.base58 import base58_decode
 from ..errors import InvalidArgument, NotFound
 from ..models import Organization, SmartContractInterface
-from ..policy import abi
+from ..policy import abi, idl
 from ..schema import Enum, String, label, obj, opt, uuid
 from ..services.context import Context
 from .registry import Version, activity, query
@@ -90,10 +91,10 @@ def _checked(params: Params) -> tuple[str, str]:
         program = b""
     if len(program) != 32:
         raise InvalidArgument(messages.invalid_contract_address(address, "a Solana program id"))
-    if not isinstance(document, dict) or not isinstance(document.get("instructions"), list):
-        raise InvalidArgument(
-            messages.invalid_contract_interface("an IDL is a JSON object with 'instructions'")
-        )
+    try:
+        idl.program(document)
+    except idl.IdlError as error:
+        raise InvalidArgument(messages.invalid_contract_interface(str(error))) from None
     return address, text
 
 

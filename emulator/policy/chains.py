@@ -293,8 +293,14 @@ _SPL_2022_LAYOUTS = {**_SPL_LAYOUTS, b"\x1a\x01": (19, 2, (0, 1, 2, 3))}
 _SPL_PROGRAMS = {TOKEN_PROGRAM: _SPL_LAYOUTS, TOKEN_2022_PROGRAM: _SPL_2022_LAYOUTS}
 
 
-def solana_view(unsigned_transaction_hex: str) -> dict[str, Any]:
+def solana_view(
+    unsigned_transaction_hex: str,
+    program_call: Callable[[str, bytes, list[str]], dict[str, Any] | None] | None = None,
+) -> dict[str, Any]:
     """``solana.tx`` for a ``TRANSACTION_TYPE_SOLANA`` sign_transaction (legacy or v0).
+
+    ``program_call(program, data, account keys)``, where given, answers an instruction's
+    ``parsed_instruction_data`` through an uploaded IDL (``policy/idl.py``; ``None``: none).
 
     ``account_keys`` lists the static keys, then one ``ADDRESS_TABLE_LOOKUP`` per account a v0
     message loads from lookup tables (writable ones first, the order the runtime loads them).
@@ -317,14 +323,16 @@ def solana_view(unsigned_transaction_hex: str) -> dict[str, Any]:
         if program not in program_keys:
             program_keys.append(program)
         involved = [keys[index] for index in compiled.accounts]
-        instructions.append(
-            {
-                "program_key": program,
-                "accounts": [dict(accounts[index]) for index in compiled.accounts],
-                "instruction_data_hex": compiled.data.hex(),
-                "address_table_lookups": _instruction_lookups(message, origins, compiled.accounts),
-            }
-        )
+        instruction = {
+            "program_key": program,
+            "accounts": [dict(accounts[index]) for index in compiled.accounts],
+            "instruction_data_hex": compiled.data.hex(),
+            "address_table_lookups": _instruction_lookups(message, origins, compiled.accounts),
+        }
+        parsed = None if program_call is None else program_call(program, compiled.data, involved)
+        if parsed is not None:
+            instruction["parsed_instruction_data"] = parsed
+        instructions.append(instruction)
         if program == SYSTEM_PROGRAM:
             transfer = _system_transfer(compiled.data, involved)
             if transfer is not None:

@@ -29,6 +29,7 @@ from ..models import Activity, Organization, PolicyOutcome, Vote
 from ..ops.registry import Operation, Version, find_by_activity_type
 from ..transaction import Transaction
 from ..world import World
+from . import velocity
 from .auth import Caller
 from .authorization import authorize
 from .context import Context
@@ -57,9 +58,18 @@ def execute(
     params: Json,
     now_ns: int,
     tx: Transaction,
+    judged_in: Organization | None = None,
 ) -> Json:
-    """Run the activity's handler; its result under the version's result key."""
+    """Run the activity's handler; its result under the version's result key. Its velocity
+    points go to the organization whose policies judged it (``judged_in``: the parent's, for a
+    flow the parent runs in a sub-organization)."""
+    ledger = org if judged_in is None else judged_in
+    in_force = tuple(ledger.velocity_controls.values())  # the controls the activity ran under
     result = op.handler(Context(world, org, caller, now_ns, tx), params)
+    if in_force:  # a completed activity: the data points it leaves
+        velocity.record(
+            tx, ledger, in_force, version.activity_type, params, caller.user.user_id, now_ns
+        )
     if version.downgrade_result is not None:
         result = version.downgrade_result(result)
     return {version.result_key: result}

@@ -103,7 +103,7 @@ def judge(
     root_approvers = {a.user.user_id for a in approvals if a.user.user_id in root_ids}
     if len(root_approvers) >= quorum.threshold:
         return _ROOT_QUORUM
-    outcomes = _outcomes(org, activity_type, params, approvals, now_ns)
+    outcomes = _outcomes(org, activity_type, params, approvals, now_ns, proposer_id)
     found = {outcome for _, outcome in outcomes}
     if OUTCOME_DENY_EXPLICIT in found:
         return Verdict(DENY_EXPLICIT, outcomes)
@@ -124,11 +124,12 @@ def _outcomes(
     params: Mapping[str, Any],
     approvals: Sequence[Approval],
     now_ns: int,
+    proposer_id: str,
 ) -> tuple[tuple[str, str], ...]:
     candidates = _candidates(activity_type, tuple(org.policies.values()))
     if not candidates.free and not candidates.pinned:
         return ()
-    condition_env = condition_environment(org, activity_type, params, now_ns)
+    condition_env = condition_environment(org, activity_type, params, now_ns, proposer_id)
     consensus_env = consensus_environment(approvals)
     outcomes = []
     # The hot loop: every candidate policy of every activity. A condition is the

@@ -22,11 +22,13 @@ from ..crypto import eip712
 from ..crypto.signing import EIP712, EIP7702_AUTHORIZATION
 from ..crypto.transactions import TransactionError
 from ..models import Organization, PrivateKey, SignerRef, User, Wallet
-from ..policy import Lazy, PolicyEvaluationError, Timestamp, abi
+from ..policy import Lazy, PolicyEvaluationError, Timestamp, abi, idl
 from ..policy.catalog import activity_kind, exposed_params, resource_action
 from ..policy.chains import eip712_view, eip7702_view, ethereum_view, solana_view
+from . import velocity
 
 ETHEREUM_INTERFACE = "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM"
+SOLANA_INTERFACE = "SMART_CONTRACT_INTERFACE_TYPE_SOLANA"
 
 if TYPE_CHECKING:
     from .policy_engine import Approval
@@ -39,9 +41,14 @@ CREDENTIAL_TYPE_WEBAUTHN = "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR"
 
 
 def condition_environment(
-    org: Organization, activity_type: str, params: Mapping[str, Any], now_ns: int
+    org: Organization,
+    activity_type: str,
+    params: Mapping[str, Any],
+    now_ns: int,
+    proposer_id: str | None = None,
 ) -> Json:
-    """The keywords of ``condition`` and ``time`` for one activity in ``org``."""
+    """The keywords of ``condition`` and ``time`` for one activity in ``org`` (and, given
+    its proposer, ``controls``: the organization's velocity controls)."""
     resource_and_action = resource_action(activity_type)
     activity: Json = {
         "type": activity_type,
@@ -55,6 +62,10 @@ def condition_environment(
     env: Json = {"activity": activity, "time": {"now": Timestamp.from_ns(now_ns)}}
     _add_targets(env, org, params)
     _add_payloads(env, org, params)
+    if proposer_id is not None and org.velocity_controls:
+        env["controls"] = Lazy(
+            lambda: velocity.controls_keyword(org, activity_type, params, proposer_id, now_ns)
+        )
     return env
 
 
@@ -164,7 +175,8 @@ def _add_payloads(env: Json, org: Organization, params: Mapping[str, Any]) -> No
             calls = contract_calls(org)
             env["eth"] = {"tx": Lazy(lambda: _parsed(ethereum_view, unsigned, sender, calls))}
         elif params.get("type") == SIGN_TRANSACTION_SOLANA:
-            env["solana"] = {"tx": Lazy(lambda: _parsed(solana_view, unsigned))}
+            programs = program_calls(org)
+            env["solana"] = {"tx": Lazy(lambda: _parsed(solana_view, unsigned, programs))}
         return
     payload, encoding = params.get("payload"), params.get("encoding")
     if isinstance(payload, str) and encoding == EIP712:
@@ -187,6 +199,26 @@ def contract_calls(org: Organization) -> Callable[[str, bytes], Json] | None:
     def read(to: str, data: bytes) -> Json:
         text = by_address.get(to.lower())
         return abi.call_view(_abi_of(text), data) if text is not None else {}
+
+    return read
+
+
+def program_calls(org: Organization) -> Callable[[str, bytes, list[str]], Json | None] | None:
+    """What an instruction of ``solana.tx`` reads through the organization's uploaded Solana
+    IDLs (``policy/idl.py``): its ``parsed_instruction_data``; ``None`` when it has none.
+    Program ids are compared exactly (base58 is case-sensitive, as the docs warn)."""
+    by_program = {
+        i.address: i.interface
+        for i in org.smart_contract_interfaces.values()
+        if i.interface_type == SOLANA_INTERFACE
+    }
+    if not by_program:
+        return None
+
+    def read(program: str, data: bytes, account_keys: list[str]) -> Json | None:
+        text = by_program.get(program)
+        found = idl.program_of(text) if text is not None else None
+        return None if found is None else idl.parsed_instruction(found, data, account_keys)
 
     return read
 
