@@ -97,7 +97,7 @@ function pager(page, onMove) {
 // ----- views -----------------------------------------------------------------------------
 
 function treeNode(node) {
-  const selected = state.arg === node.organizationId;
+  const selected = state.selectedOrg === node.organizationId;
   return h("li", {},
     h("a", {href: "#/orgs/" + node.organizationId, className: selected ? "selected" : "",
             "data-testid": "org-node", "data-org-id": node.organizationId},
@@ -115,8 +115,11 @@ async function viewOrgs() {
       : empty("No organizations yet."));
   const orgId = state.arg || (overview.organizations[0] || {}).organizationId;
   if (!orgId) return [tree];
+  state.selectedOrg = orgId;
   const org = await api("organization", {organizationId: orgId});
-  return [h("div", {className: "split"}, tree, h("div", {className: "detail"}, orgDetail(org)))];
+  const rebuilt = h("nav", {className: "tree", "data-testid": "org-tree"},
+    h("ul", {}, overview.organizations.map(treeNode)));
+  return [h("div", {className: "split"}, rebuilt, h("div", {className: "detail"}, orgDetail(org)))];
 }
 
 function credentials(user) {
@@ -251,7 +254,7 @@ async function viewOutbox() {
     m.rendered.lines.map((line) => h("p", {}, line)),
     m.rendered.code ? h("p", {className: "code", "data-testid": "otp-code"}, m.rendered.code) : null,
     m.rendered.link ? h("p", {}, h("a", {href: m.rendered.link, target: "_blank", rel: "noopener noreferrer",
-      "data-testid": "magic-link"}, "Open the magic link")) : null,
+      "data-testid": "magic-link"}, "Open the magic link"), " ", h("code", {className: "muted"}, short(m.rendered.link, 60))) : null,
     m.rendered.linkText && !m.rendered.link
       ? h("p", {}, "Link (not http or https, not clickable): ", h("code", {}, m.rendered.linkText)) : null,
     h("details", {}, h("summary", {}, "fields"), json(m.fields))));
