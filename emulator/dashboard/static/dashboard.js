@@ -16,6 +16,7 @@ const state = {
   offset: 0,
   statusFilter: "",
   voter: {},
+  voteMessage: {},
   form: {},
   failures: 0,
 };
@@ -216,14 +217,13 @@ async function viewActivity() {
       const select = h("select", {"data-testid": "vote-as", onchange: (e) => { state.voter[a.id] = e.target.value; }},
         detail.canVoteAs.map((u) => h("option", {value: u.userId, selected: u.userId === chosen}, u.userName)));
       const cast = (decision) => async () => {
-        const message = document.getElementById("vote-message");
-        message.textContent = "…";
+        document.getElementById("vote-message").textContent = "…";
         try {
           const answer = await api("vote", {activityId: a.id, userId: select.value, decision});
-          message.textContent = answer.httpStatus === 200
+          state.voteMessage[a.id] = answer.httpStatus === 200
             ? "Voted: " + statusName(answer.activity.status) : "Refused: " + answer.error.message;
         } catch (error) {
-          message.textContent = "Refused: " + error.message;
+          state.voteMessage[a.id] = "Refused: " + error.message;
         }
         await refresh(true);
       };
@@ -237,7 +237,8 @@ async function viewActivity() {
     h("p", {}, "Organization ", h("a", {href: "#/orgs/" + a.organizationId}, detail.organizationName),
       " · id ", h("code", {}, a.id), " · created ", time(tsMs(a.createdAt))),
     h("p", {}, "Fingerprint ", h("code", {}, a.fingerprint)),
-    voting, h("p", {id: "vote-message", className: "muted", "data-testid": "vote-message"}),
+    voting, h("p", {id: "vote-message", className: "muted", "data-testid": "vote-message"},
+      state.voteMessage[a.id] || ""),
     section("Votes", votes),
     a.failure ? section("Failure", json(a.failure)) : null,
     section("Intent", json(a.intent)),
