@@ -438,3 +438,39 @@ def test_no_page_or_view_carries_a_secret():
             json.loads(text) if what[0] != "/" else None
             for name, secret in secrets.items():
                 assert secret not in text, f"{name} is in {what}"
+
+
+# ----- serve -------------------------------------------------------------------------------
+
+
+def test_serve_prints_the_dashboard_address_with_its_token():
+    from .test_cli import start
+
+    process, info = start("--control-token", "s3cret word")
+    try:
+        assert info["dashboardUrl"] == info["baseUrl"] + "/emulator/ui/?token=s3cret+word"
+        page = requests.get(info["dashboardUrl"], timeout=10)
+        assert page.status_code == 200 and "dashboard.js" in page.text
+        overview = requests.get(
+            info["baseUrl"] + API + "overview",
+            headers={"Authorization": "Bearer s3cret word"},
+            timeout=10,
+        ).json()
+        assert [o["organizationId"] for o in overview["organizations"]] == [info["organizationId"]]
+        # the root key serve bootstrapped is held: the dashboard can vote as the root user
+        org = requests.post(
+            info["baseUrl"] + API + "organization",
+            json={"organizationId": info["organizationId"]},
+            headers={"Authorization": "Bearer s3cret word"},
+            timeout=10,
+        ).json()
+        assert [u["keyHeld"] for u in org["users"]] == [True]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    plain, info = start()
+    try:
+        assert info["dashboardUrl"] == info["baseUrl"] + "/emulator/ui/"
+    finally:
+        plain.terminate()
+        plain.wait(timeout=10)
