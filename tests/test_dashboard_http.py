@@ -474,3 +474,18 @@ def test_serve_prints_the_dashboard_address_with_its_token():
     finally:
         plain.terminate()
         plain.wait(timeout=10)
+
+
+def test_every_file_of_the_page_is_package_data():
+    import fnmatch
+    from pathlib import Path
+
+    tomllib = pytest.importorskip("tomllib")
+    root = Path(__file__).resolve().parent.parent
+    config = tomllib.loads((root / "pyproject.toml").read_text())
+    patterns = config["tool"]["setuptools"]["package-data"]["emulator.dashboard"]
+    static = root / "emulator" / "dashboard" / "static"
+    files = sorted(path.relative_to(static.parent).as_posix() for path in static.iterdir())
+    assert files == ["static/dashboard.css", "static/dashboard.js", "static/index.html"]
+    for name in files:
+        assert any(fnmatch.fnmatch(name, pattern) for pattern in patterns), name

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from .. import jsontext
 from ..crypto.stamps import sign_stamp
 from ..http.app import handle
 from ..ops.registry import SUBMIT_PREFIX
@@ -60,7 +61,7 @@ def vote(emulator: Emulator, params: Json) -> Json:
             "x-stamp": sign_stamp(body, key).header_value(),
         }
         status, answer = handle(world, "POST", SUBMIT_PREFIX + operation, headers, body)
-    parsed = json.loads(answer)
+    parsed = jsontext.loads(answer)
     if status != 200:
         return {"httpStatus": status, "error": parsed}
     return {"httpStatus": status, "activity": parsed["activity"]}
