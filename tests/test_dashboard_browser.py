@@ -80,6 +80,7 @@ def test_an_approval_from_the_page_completes_a_pending_activity(page, site):
     open_view(page, site, "activities")
     row = page.locator("[data-testid=activity-row]", has_text="CONSENSUS_NEEDED")
     assert "ann" in row.inner_text() and "1✓ 0✗" in row.inner_text()
+    shoot(page, "activities")
     row.locator("[data-testid=activity-link]").click()
     page.wait_for_selector("body[data-rendered=activity]", timeout=WAIT_MS)
     assert (

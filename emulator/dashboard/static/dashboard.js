@@ -292,12 +292,14 @@ async function viewControls() {
   const activityStatus = h("select", {onchange: (e) => { state.form.faultActivityStatus = e.target.value; }},
     ["", "ACTIVITY_STATUS_FAILED", "ACTIVITY_STATUS_CONSENSUS_NEEDED", "ACTIVITY_STATUS_PENDING"].map((s) =>
       h("option", {value: s, selected: s === (state.form.faultActivityStatus || "")}, s ? statusName(s) : "an HTTP error")));
+  // The inputs keep their values in state.form (a live update may rebuild them at any time).
+  const value = (name, fallback) => state.form[name] ?? fallback;
   const addFault = async () => {
-    const params = {count: Number(count.value || 1)};
-    if (operation.value) params.operation = operation.value;
-    if (status.value) params.status = Number(status.value);
-    if (message.value) params.message = message.value;
-    if (activityStatus.value) params.activityStatus = activityStatus.value;
+    const params = {count: Number(value("faultCount", "1") || 1)};
+    if (value("faultOperation")) params.operation = value("faultOperation");
+    if (value("faultStatus")) params.status = Number(value("faultStatus"));
+    if (value("faultMessage")) params.message = value("faultMessage");
+    if (value("faultActivityStatus")) params.activityStatus = value("faultActivityStatus");
     const note = document.getElementById("fault-message");
     try { await post(CONTROL + "faults", params); note.textContent = "Added."; }
     catch (error) { note.textContent = "Refused: " + error.message; }
@@ -310,7 +312,7 @@ async function viewControls() {
         controls.clock.frozen ? h("button", {onclick: clockAction({unfreeze: true})}, "Unfreeze")
           : h("button", {onclick: clockAction({freeze: true}), "data-testid": "freeze"}, "Freeze"),
         advance, "seconds ",
-        h("button", {"data-testid": "advance", onclick: () => clockAction({advanceSeconds: Number(advance.value)})()}, "Advance"))),
+        h("button", {"data-testid": "advance", onclick: () => clockAction({advanceSeconds: Number(value("advanceSeconds", "3600"))})()}, "Advance"))),
     section("Faults",
       controls.faults.length ? table(["Operation", "Remaining", "Answer"], controls.faults.map((f) =>
         [f.operation || "any", f.remaining === null ? `p=${f.probability}` : String(f.remaining),
