@@ -11,7 +11,7 @@
   ``Origin``, the control token). ``GET`` reads a view with its defaults, ``POST`` with
   ``Content-Type: application/json`` gives its parameters; ``vote`` is POST only. Views:
   ``version``, ``overview``, ``organization``, ``activities``, ``activity``, ``outbox``,
-  ``calls``, ``controls``, ``webhooks`` (``views.py``) and ``vote`` (``voting.py``). The clock
+  ``calls``, ``controls``, ``webhooks`` (``views.py``, ``observations.py``) and ``vote`` (``voting.py``). The clock
   and fault controls of the page are the control plane's own endpoints.
 """
 
@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 from .. import jsontext
 from ..errors import INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED
 from ..http.site import DASHBOARD_PREFIX, Answer, error_answer
-from . import views, voting
+from . import observations, views, voting
+from .params import ViewError
 
 if TYPE_CHECKING:
     from ..http.control import Control
@@ -59,10 +60,10 @@ READS: dict[str, Callable[[Any, Json], Json]] = {
     "organization": views.organization,
     "activities": views.activities,
     "activity": views.activity,
-    "outbox": views.outbox,
-    "calls": views.calls,
-    "controls": lambda emu, params: views.controls(emu),
-    "webhooks": views.webhooks,
+    "outbox": observations.outbox,
+    "calls": observations.calls,
+    "controls": lambda emu, params: observations.controls(emu),
+    "webhooks": observations.webhooks,
 }
 
 
@@ -137,7 +138,7 @@ class Dashboard:
             else:
                 with self.emulator.world.lock:
                     answer = READS[view](self.emulator, params)
-        except views.ViewError as error:
+        except ViewError as error:
             code = NOT_FOUND if error.status == 404 else INVALID_ARGUMENT
             return error_answer(error.status, code, error.message)
         return 200, [JSON_TYPE, NO_STORE], json.dumps(answer).encode()

@@ -1,6 +1,6 @@
 """What the dashboard shows, as JSON: each view reads only what it shows.
 
-Every function here runs under the world's lock and reads the records directly (the
+Every function here (and in ``observations.py``) runs under the world's lock and reads the records directly (the
 API's renderers where the page shows an API record, so the shapes and the public parts are
 the service's own: a user's API keys, passkeys and OAuth providers are their public halves,
 never a secret). Lists are pages (``offset``, ``limit``, capped at ``MAX_LIMIT``), newest
@@ -11,7 +11,7 @@ read backwards from the store's index, those of one from the organization's own.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -20,27 +20,17 @@ from ..clock import NANOS_PER_MILLI
 from ..crypto.api_keys import ApiKeyPair
 from ..models import Activity, Organization, Wallet
 from ..world import World
-from .mail import rendered_message
+from .observations import clock, webhook_count, webhooks_of
+from .params import ViewError, page, text
 
 if TYPE_CHECKING:
     from ..api import Emulator
 
 Json = dict[str, Any]
 
-DEFAULT_LIMIT = 50
-MAX_LIMIT = 200
 MAX_CHILDREN = 200  # sub-organizations listed under one node of the tree
 MAX_ACCOUNTS = 100  # accounts listed under one wallet
 CONSENSUS_NEEDED = "ACTIVITY_STATUS_CONSENSUS_NEEDED"
-
-
-class ViewError(Exception):
-    """A request the views cannot answer: ``status`` 400 or 404, with a clear message."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 def version(emulator: Emulator) -> Json:
@@ -58,7 +48,7 @@ def version(emulator: Emulator) -> Json:
         clock_offset,
         clock_frozen,
         len(world.faults),
-        _webhook_count(webhooks_of(emulator)),
+        webhook_count(webhooks_of(emulator)),
     ]
     digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).hexdigest()
     return {"version": digest}
@@ -104,7 +94,7 @@ def _node(organizations: Mapping[str, Organization], org: Organization) -> Json:
 def organization(emulator: Emulator, params: Json) -> Json:
     """One organization: its users and their credentials (public parts), wallets with their
     accounts, private keys, policies, tags, invitations and root quorum."""
-    org = _organization(emulator.world, _text(params, "organizationId"))
+    org = _organization(emulator.world, text(params, "organizationId"))
     held = _held_users(emulator, org)
     return {
         "organizationId": org.organization_id,
@@ -151,17 +141,17 @@ def activities(emulator: Emulator, params: Json) -> Json:
     """A page of activities, newest first: of every organization, or of one
     (``organizationId``), optionally of one ``status``."""
     store = emulator.world.store
-    offset, limit = _page(params)
+    offset, limit = page(params)
     org_id = params.get("organizationId")
     status = params.get("status")
     if org_id is not None:
         source: Mapping[str, Activity] = _organization(
-            emulator.world, _text(params, "organizationId")
+            emulator.world, text(params, "organizationId")
         ).activities
     else:
         source = store.activities_by_id
     if status is not None:
-        _text(params, "status")
+        text(params, "status")
         matching: Iterable[Activity] = (a for a in reversed(source.values()) if a.status == status)
         total = None  # counting them would walk every activity: the page says if more follow
     else:
@@ -200,7 +190,7 @@ def activity(emulator: Emulator, params: Json) -> Json:
     name) and the users it can be approved or rejected as (users of its organization who
     have not voted and whose API key the emulator holds)."""
     store = emulator.world.store
-    activity_id = _text(params, "activityId")
+    activity_id = text(params, "activityId")
     found = store.activities_by_id.get(activity_id)
     org = store.organizations.get(found.organization_id) if found is not None else None
     if found is None or org is None:
@@ -266,131 +256,3 @@ def held_key_of(emulator: Emulator, org: Organization, user_id: str) -> ApiKeyPa
     """The key pair the emulator holds for ``user_id`` of ``org``, if any."""
     found = _held_users(emulator, org).get(user_id)
     return found[1] if found is not None else None
-
-
-# ----- the outbox, the call log, the controls, webhooks ----------------------------------
-
-
-def outbox(emulator: Emulator, params: Json) -> Json:
-    """A page of the e-mails and SMS sent, newest first, each rendered."""
-    offset, limit = _page(params)
-    box = emulator.world.outbox
-    sent = box._messages  # read in place (a list only appended to, or replaced by clear())
-    total = len(sent)
-    page = [sent[i] for i in range(total - 1 - offset, max(total - 1 - offset - limit, -1), -1)]
-    return {
-        "messages": [{**m.to_json(), "rendered": rendered_message(m)} for m in page],
-        "offset": offset,
-        "limit": limit,
-        "total": total,
-        "more": offset + limit < total,
-    }
-
-
-def calls(emulator: Emulator, params: Json) -> Json:
-    """A page of the call log, newest first (summaries: the bodies stay in the log)."""
-    offset, limit = _page(params)
-    log = emulator.world.calls
-    kept = len(log)
-    rows = [log[kept - 1 - i] for i in range(offset, min(offset + limit, kept))]
-    return {
-        "calls": [
-            {
-                "seq": call.seq,
-                "timeMs": call.time_ns // NANOS_PER_MILLI,
-                "operation": call.operation,
-                "kind": call.kind,
-                "activityType": call.activity_type,
-                "organizationId": call.organization_id
-                if isinstance(call.organization_id, str)
-                else None,
-                "userId": call.user_id,
-                "httpStatus": call.http_status,
-                "errorMessage": call.error_message,
-                "activityId": call.activity_id,
-                "activityStatus": call.activity_status,
-            }
-            for call in rows
-        ],
-        "offset": offset,
-        "limit": limit,
-        "total": kept,
-        "recorded": log.total,
-        "more": offset + limit < kept,
-    }
-
-
-def clock(world: World) -> Json:
-    return {"nowMs": world.clock.now_ms(), "frozen": world.clock.frozen}
-
-
-def controls(emulator: Emulator) -> Json:
-    """The clock and the pending fault rules."""
-    from ..http.control import _jsonable
-
-    world = emulator.world
-    return {
-        "clock": clock(world),
-        "faults": [_jsonable(rule) for rule in world.faults.pending()],
-    }
-
-
-def webhooks_of(emulator: Emulator) -> Any:
-    """The emulator's webhook deliveries (``emu.webhooks``, where the engine has them), or
-    ``None``: the dashboard shows the panel only when they exist."""
-    found = getattr(emulator.world, "webhooks", None)
-    return found if found is not None else getattr(emulator, "webhooks", None)
-
-
-def _deliveries(webhooks: Any) -> list[Any]:
-    deliveries = getattr(webhooks, "deliveries", webhooks)
-    if callable(deliveries):
-        deliveries = deliveries()
-    return list(deliveries) if isinstance(deliveries, Iterable) else []
-
-
-def _webhook_count(webhooks: Any) -> int:
-    if webhooks is None:
-        return -1
-    try:
-        return len(webhooks.deliveries if hasattr(webhooks, "deliveries") else webhooks)
-    except TypeError:
-        return len(_deliveries(webhooks))
-
-
-def webhooks(emulator: Emulator, params: Json) -> Json:
-    """A page of webhook deliveries, newest first (404 where the engine has none)."""
-    from ..http.control import _jsonable
-
-    found = webhooks_of(emulator)
-    if found is None:
-        raise ViewError(404, "this emulator has no webhooks")
-    offset, limit = _page(params)
-    deliveries = _deliveries(found)
-    newest: Iterator[Any] = reversed(deliveries)
-    return {
-        "deliveries": [_jsonable(d) for d in islice(newest, offset, offset + limit)],
-        "offset": offset,
-        "limit": limit,
-        "total": len(deliveries),
-        "more": offset + limit < len(deliveries),
-    }
-
-
-# ----- parameters ------------------------------------------------------------------------
-
-
-def _text(params: Json, name: str) -> str:
-    value = params.get(name)
-    if not isinstance(value, str) or not value:
-        raise ViewError(400, f"{name} must be a non-empty string")
-    return value
-
-
-def _page(params: Json) -> tuple[int, int]:
-    offset = params.get("offset", 0)
-    limit = params.get("limit", DEFAULT_LIMIT)
-    for name, value in (("offset", offset), ("limit", limit)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ViewError(400, f"{name} must be a non-negative integer")
-    return offset, min(max(limit, 1), MAX_LIMIT)

@@ -15,7 +15,8 @@ from .. import jsontext
 from ..crypto.stamps import sign_stamp
 from ..http.app import handle
 from ..ops.registry import SUBMIT_PREFIX
-from .views import ViewError, _text, held_key_of
+from .params import ViewError, text
+from .views import held_key_of
 
 if TYPE_CHECKING:
     from ..api import Emulator
@@ -34,7 +35,7 @@ def vote(emulator: Emulator, params: Json) -> Json:
     decision = params.get("decision")
     if decision not in DECISIONS:
         raise ViewError(400, "decision must be 'approve' or 'reject'")
-    activity_id, user_id = _text(params, "activityId"), _text(params, "userId")
+    activity_id, user_id = text(params, "activityId"), text(params, "userId")
     world = emulator.world
     with world.lock:
         store = world.store
