@@ -28,6 +28,8 @@ def page(site):
     tab = context.new_page()
     tab.errors = []  # type: ignore[attr-defined]
     tab.on("pageerror", lambda error: tab.errors.append(str(error)))  # type: ignore[attr-defined]
+    tab.requested = []  # type: ignore[attr-defined]
+    tab.on("request", lambda request: tab.requested.append(request.url))  # type: ignore[attr-defined]
     yield tab
     context.close()
 
@@ -69,6 +71,7 @@ def test_the_page_renders_the_state_a_test_created(page, site):
     assert site.world.wallet_address in page.locator("[data-testid=wallet]").first.inner_text()
     assert "two for wallets" in page.locator("[data-testid=policy]").inner_text()
     shoot(page, "organizations")
+    assert page.requested and all(url.startswith(site.url + "/") for url in page.requested)
     page.click(f"[data-org-id='{site.world.sub_org_id}']")
     until(page, "document.querySelector('main h2').textContent.includes('Bea')")
     assert page.locator("[data-testid=user-row]").all_inner_texts()[0].startswith("bea")
