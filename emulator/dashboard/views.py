@@ -145,7 +145,7 @@ def activities(emulator: Emulator, params: Json) -> Json:
     org_id = params.get("organizationId")
     status = params.get("status")
     if org_id is not None:
-        source: Mapping[str, Activity] = _organization(
+        source: dict[str, Activity] = _organization(
             emulator.world, text(params, "organizationId")
         ).activities
     else:
