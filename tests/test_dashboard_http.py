@@ -489,3 +489,36 @@ def test_every_file_of_the_page_is_package_data():
     assert files == ["static/dashboard.css", "static/dashboard.js", "static/index.html"]
     for name in files:
         assert any(fnmatch.fnmatch(name, pattern) for pattern in patterns), name
+
+
+def test_an_organization_view_lists_a_bounded_number_of_accounts_and_keys():
+    from emulator.accounts import account_spec
+    from emulator.dashboard.views import MAX_ACCOUNTS, MAX_PRIVATE_KEYS
+
+    emu = Emulator(seed=9)
+    org = emu.create_organization("Big")
+    emu.create_wallet(
+        wallet_name="many",
+        accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM", i) for i in range(MAX_ACCOUNTS + 5)],
+    )
+    emu.settings.max_private_keys_per_organization = MAX_PRIVATE_KEYS + 10
+    for start in range(0, MAX_PRIVATE_KEYS + 3, 100):
+        emu.create_private_keys(
+            private_keys=[
+                {
+                    "privateKeyName": f"k{i}",
+                    "curve": "CURVE_SECP256K1",
+                    "addressFormats": [],
+                    "privateKeyTags": [],
+                }
+                for i in range(start, min(start + 100, MAX_PRIVATE_KEYS + 3))
+            ]
+        )
+    with serving(emu.world, control=Control(emu)) as url:
+        view = requests.post(
+            url + API + "organization", json={"organizationId": org.organization_id}, timeout=10
+        ).json()
+    (wallet,) = view["wallets"]
+    assert (len(wallet["accounts"]), wallet["accountCount"]) == (MAX_ACCOUNTS, MAX_ACCOUNTS + 5)
+    assert len(view["privateKeys"]) == MAX_PRIVATE_KEYS
+    assert view["privateKeyCount"] == MAX_PRIVATE_KEYS + 3

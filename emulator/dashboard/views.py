@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 Json = dict[str, Any]
 
 MAX_CHILDREN = 200  # sub-organizations listed under one node of the tree
-MAX_ACCOUNTS = 100  # accounts listed under one wallet
+MAX_ACCOUNTS = 25  # accounts listed under one wallet
+MAX_PRIVATE_KEYS = 200  # private keys listed for one organization
 CONSENSUS_NEEDED = "ACTIVITY_STATUS_CONSENSUS_NEEDED"
 
 
@@ -108,7 +109,10 @@ def organization(emulator: Emulator, params: Json) -> Json:
             {**render.user(user), "keyHeld": user.user_id in held} for user in org.users.values()
         ],
         "wallets": [_wallet(wallet) for wallet in org.wallets.values()],
-        "privateKeys": [render.private_key(key) for key in org.private_keys.values()],
+        "privateKeys": [
+            render.private_key(key) for key in islice(org.private_keys.values(), MAX_PRIVATE_KEYS)
+        ],
+        "privateKeyCount": len(org.private_keys),
         "policies": [render.policy(policy) for policy in org.policies.values()],
         "userTags": [render.tag(tag) for tag in org.user_tags.values()],
         "privateKeyTags": [render.tag(tag) for tag in org.private_key_tags.values()],

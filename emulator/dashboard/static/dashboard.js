@@ -158,6 +158,8 @@ function orgDetail(org) {
   const keys = org.privateKeys.length ? table(["Private key", "Curve", "Public key", "Addresses"],
     org.privateKeys.map((k) => [k.privateKeyName, k.curve.replace("CURVE_", ""), h("code", {}, short(k.publicKey, 20)),
       k.addresses.map((a) => h("div", {}, h("code", {}, a.address)))]), "private-key") : empty("No private keys.");
+  const moreKeys = org.privateKeyCount > org.privateKeys.length
+    ? empty(`and ${org.privateKeyCount - org.privateKeys.length} more private keys`) : null;
   const policies = org.policies.length ? table(["Policy", "Effect", "Condition", "Consensus"],
     org.policies.map((p) => [p.policyName, p.effect.replace("EFFECT_", ""), h("code", {}, p.condition),
       h("code", {}, p.consensus)]), "policy") : empty("No policies.");
@@ -168,7 +170,7 @@ function orgDetail(org) {
       org.parentId ? [" · parent ", h("a", {href: "#/orgs/" + org.parentId}, short(org.parentId))] : ""),
     section("Users", users),
     section("Wallets", ...wallets),
-    section("Private keys", keys),
+    section("Private keys", keys, moreKeys),
     section("Policies", policies),
     org.invitations.length ? section("Invitations", table(["To", "Name", "Access"],
       org.invitations.map((i) => [i.receiverEmail, i.receiverUserName, i.accessType]), "invitation")) : null,
