@@ -349,8 +349,8 @@ function route() {
 
 function header() {
   const o = state.overview;
-  document.getElementById("clock").textContent =
-    "clock " + time(o.clock.nowMs) + (o.clock.frozen ? " (frozen)" : "");
+  state.clock = {...o.clock, seenAt: Date.now()};
+  tick();
   document.getElementById("counts").textContent =
     `${o.organizationCount} organizations · ${o.activityCount} activities · ${o.messageCount} messages · ${o.callCount} calls`;
   document.getElementById("nav-webhooks").hidden = !o.webhooks;
@@ -412,8 +412,16 @@ async function refresh(force) {
   }
 }
 
+function tick() {  // the emulator's clock, moving with the page's between updates
+  const c = state.clock;
+  if (!c) return;
+  const now = c.frozen ? c.nowMs : c.nowMs + (Date.now() - c.seenAt);
+  document.getElementById("clock").textContent = "clock " + time(now) + (c.frozen ? " (frozen)" : "");
+}
+
 async function poll() {
   if (!document.hidden) await refresh(false);
+  tick();
   setTimeout(poll, state.failures ? Math.min(POLL_MS * 2 ** state.failures, 10000) : POLL_MS);
 }
 
