@@ -11,6 +11,7 @@ import pytest
 import requests
 
 from emulator import Emulator
+from emulator.dashboard.observations import webhooks_of
 from emulator.http.control import Control
 from emulator.http.options import WireOptions
 from emulator.http.server import serving
@@ -184,7 +185,7 @@ def test_the_overview_is_the_tree_of_organizations(site):
     assert [child["name"] for child in acme["children"]] == ["Bea's wallet"]
     assert acme["children"][0]["organizationId"] == site.world.sub_org_id
     assert overview["organizationCount"] == 2
-    assert overview["webhooks"] is False
+    assert overview["webhooks"] is (webhooks_of(site.emu) is not None)
     assert overview["clock"]["frozen"] is False
 
 
@@ -278,11 +279,50 @@ def test_controls_show_the_clock_and_the_fault_rules(site):
         site.emu.faults.clear()
 
 
+class FakeDelivery:
+    """A delivery of the shape ``emu.webhooks`` records (``to_json``, a state, attempts)."""
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self.state = "PENDING"
+        self.attempts: list[int] = []
+
+    def to_json(self) -> dict:
+        return {"id": f"d{self.number}", "state": self.state, "attempts": self.attempts}
+
+
+class FakeWebhooks:
+    def __init__(self) -> None:
+        self.records: list[FakeDelivery] = []
+
+    @property
+    def deliveries(self) -> list[FakeDelivery]:
+        return list(self.records)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+
+def test_webhook_deliveries_are_pages_newest_first_and_their_retries_are_seen():
+    world = build()
+    hooks = FakeWebhooks()
+    world.emu.world.webhooks = hooks  # type: ignore[attr-defined]
+    with served(world=world) as s:
+        hooks.records = [FakeDelivery(i) for i in range(5)]
+        page = s.ok("webhooks", {"limit": 2, "offset": 1})
+        assert [d["id"] for d in page["deliveries"]] == ["d3", "d2"]
+        assert (page["total"], page["more"]) == (5, True)
+        before = s.ok("version")
+        hooks.records[-1].state, hooks.records[-1].attempts = "DELIVERED", [1]
+        assert s.ok("version") != before  # a delivery attempted after it was made
+
+
 def test_the_webhooks_view_exists_only_where_the_engine_has_webhooks():
     world = build()
     with served(world=world) as s:
-        assert s.ok("overview")["webhooks"] is False
-        assert is_api_error(s.view("webhooks", {}), 404, 5)
+        if webhooks_of(world.emu) is None:  # an engine without webhooks: no panel
+            assert s.ok("overview")["webhooks"] is False
+            assert is_api_error(s.view("webhooks", {}), 404, 5)
         world.emu.world.webhooks = [{"event": "ACTIVITY_COMPLETED", "status": 200}]  # type: ignore[attr-defined]
         assert s.ok("overview")["webhooks"] is True
         page = s.ok("webhooks", {})

@@ -85,7 +85,9 @@ def controls(emulator: Emulator) -> Json:
 
 def webhooks_of(emulator: Emulator) -> Any:
     """The emulator's webhook deliveries (``emu.webhooks``, where the engine has them), or
-    ``None``: the dashboard shows the panel only when they exist."""
+    ``None``: the dashboard shows the panel only when they exist. Read by duck typing: a
+    ``deliveries`` list (or the object itself iterated), each delivery's ``to_json()`` where
+    it has one."""
     found = getattr(emulator.world, "webhooks", None)
     return found if found is not None else getattr(emulator, "webhooks", None)
 
@@ -97,19 +99,31 @@ def _deliveries(webhooks: Any) -> list[Any]:
     return list(deliveries) if isinstance(deliveries, Iterable) else []
 
 
-def webhook_count(webhooks: Any) -> int:
+def webhook_state(webhooks: Any) -> tuple[Any, ...]:
+    """What the live view compares of the deliveries: their number, and the state and
+    attempts of the last few (a delivery is retried after it is made)."""
     if webhooks is None:
-        return -1
-    try:
-        return len(webhooks.deliveries if hasattr(webhooks, "deliveries") else webhooks)
-    except TypeError:
-        return len(_deliveries(webhooks))
+        return ()
+    deliveries = _deliveries(webhooks)
+    recent = deliveries[-_WATCHED_DELIVERIES:]
+    return (
+        len(deliveries),
+        *((getattr(d, "state", None), len(getattr(d, "attempts", ()))) for d in recent),
+    )
+
+
+_WATCHED_DELIVERIES = 20
+
+
+def _delivery_json(delivery: Any) -> Any:
+    from ..http.control import _jsonable
+
+    to_json = getattr(delivery, "to_json", None)
+    return to_json() if callable(to_json) else _jsonable(delivery)
 
 
 def webhooks(emulator: Emulator, params: Json) -> Json:
     """A page of webhook deliveries, newest first (404 where the engine has none)."""
-    from ..http.control import _jsonable
-
     found = webhooks_of(emulator)
     if found is None:
         raise ViewError(404, "this emulator has no webhooks")
@@ -117,7 +131,7 @@ def webhooks(emulator: Emulator, params: Json) -> Json:
     deliveries = _deliveries(found)
     newest: Iterator[Any] = reversed(deliveries)
     return {
-        "deliveries": [_jsonable(d) for d in islice(newest, offset, offset + limit)],
+        "deliveries": [_delivery_json(d) for d in islice(newest, offset, offset + limit)],
         "offset": offset,
         "limit": limit,
         "total": len(deliveries),

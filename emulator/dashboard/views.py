@@ -20,7 +20,7 @@ from ..clock import NANOS_PER_MILLI
 from ..crypto.api_keys import ApiKeyPair
 from ..models import Activity, Organization, Wallet
 from ..world import World
-from .observations import clock, webhook_count, webhooks_of
+from .observations import clock, webhook_state, webhooks_of
 from .params import ViewError, page, text
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def version(emulator: Emulator) -> Json:
         clock_offset,
         clock_frozen,
         len(world.faults),
-        webhook_count(webhooks_of(emulator)),
+        webhook_state(webhooks_of(emulator)),
     ]
     digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).hexdigest()
     return {"version": digest}

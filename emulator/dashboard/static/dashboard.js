@@ -328,9 +328,13 @@ async function viewControls() {
 
 async function viewWebhooks() {
   const page = await api("webhooks", {offset: state.offset, limit: PAGE});
+  const card = (d) => h("div", {className: "card", "data-testid": "delivery"},
+    d.eventType ? h("h3", {}, d.eventType, " → ", h("code", {}, d.url || ""), " ",
+      h("span", {className: "badge " + String(d.state || "").toLowerCase()}, d.state || ""),
+      d.attempts ? h("span", {className: "muted"}, ` ${d.attempts.length} attempt(s)`) : null) : null,
+    h("details", {}, h("summary", {}, "delivery"), json(d)));
   return [h("h2", {}, "Webhook deliveries"),
-    page.deliveries.length ? page.deliveries.map((d) => h("div", {className: "card", "data-testid": "delivery"}, json(d)))
-      : empty("No deliveries yet."),
+    page.deliveries.length ? page.deliveries.map(card) : empty("No deliveries yet."),
     pager(page, (offset) => { state.offset = offset; render(); })];
 }
 
