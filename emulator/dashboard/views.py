@@ -31,7 +31,8 @@ Json = dict[str, Any]
 MAX_CHILDREN = 200  # sub-organizations listed under one node of the tree
 MAX_ACCOUNTS = 25  # accounts listed under one wallet
 MAX_PRIVATE_KEYS = 200  # private keys listed for one organization
-CONSENSUS_NEEDED = "ACTIVITY_STATUS_CONSENSUS_NEEDED"
+# The statuses of an activity that awaits votes (the second: issue 15's MFA policies).
+AWAITING_VOTES = ("ACTIVITY_STATUS_CONSENSUS_NEEDED", "ACTIVITY_STATUS_AUTHENTICATORS_NEEDED")
 
 
 def version(emulator: Emulator) -> Json:
@@ -201,7 +202,7 @@ def activity(emulator: Emulator, params: Json) -> Json:
         raise ViewError(404, f"no activity {activity_id}")
     voted = {vote.user_id for vote in found.votes}
     voters = []
-    if found.status == CONSENSUS_NEEDED:
+    if found.status in AWAITING_VOTES:
         held = _held_users(emulator, org)
         voters = [
             {"userId": user_id, "userName": org.users[user_id].name, "apiKeyId": key_id}
