@@ -7,6 +7,7 @@ const API = "/emulator/ui/api/";
 const CONTROL = "/emulator/v1/";
 const POLL_MS = 1000;
 const PAGE = 50;
+const AWAITING_VOTES = ["ACTIVITY_STATUS_CONSENSUS_NEEDED", "ACTIVITY_STATUS_AUTHENTICATORS_NEEDED"];
 
 const state = {
   version: null,
@@ -184,7 +185,7 @@ async function viewActivities() {
   const page = await api("activities", params);
   const filter = h("select", {"data-testid": "status-filter", onchange: (event) => {
     state.statusFilter = event.target.value; state.offset = 0; render();
-  }}, ["", "ACTIVITY_STATUS_CONSENSUS_NEEDED", "ACTIVITY_STATUS_COMPLETED", "ACTIVITY_STATUS_FAILED",
+  }}, ["", ...AWAITING_VOTES, "ACTIVITY_STATUS_COMPLETED", "ACTIVITY_STATUS_FAILED",
        "ACTIVITY_STATUS_REJECTED", "ACTIVITY_STATUS_PENDING"].map((s) =>
     h("option", {value: s, selected: s === state.statusFilter}, s ? statusName(s) : "any status")));
   const rows = page.activities.map((a) => [
@@ -210,7 +211,7 @@ async function viewActivity() {
       : h("span", {className: "muted"}, "none recorded"),
     time(v.createdAtMs)]), "vote-row");
   let voting = null;
-  if (a.status === "ACTIVITY_STATUS_CONSENSUS_NEEDED") {
+  if (AWAITING_VOTES.includes(a.status)) {
     if (!detail.canVoteAs.length) {
       voting = empty("No user of this organization who has not voted has an API key the emulator holds " +
                      "(emu.backdoor.hold_key adds one).");
