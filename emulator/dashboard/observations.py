@@ -101,7 +101,8 @@ def _deliveries(webhooks: Any) -> list[Any]:
 
 def webhook_state(webhooks: Any) -> tuple[Any, ...]:
     """What the live view compares of the deliveries: their number, and the state and
-    attempts of the last few (a delivery is retried after it is made)."""
+    attempts of the last few (a delivery is retried after it is made). The one part of the
+    version that is not constant time: ``emu.webhooks`` hands out a copy of its list."""
     if webhooks is None:
         return ()
     deliveries = _deliveries(webhooks)

@@ -1,9 +1,9 @@
 """What the dashboard shows, as JSON: each view reads only what it shows.
 
-Every function here (and in ``observations.py``) runs under the world's lock and reads the records directly (the
-API's renderers where the page shows an API record, so the shapes and the public parts are
-the service's own: a user's API keys, passkeys and OAuth providers are their public halves,
-never a secret). Lists are pages (``offset``, ``limit``, capped at ``MAX_LIMIT``), newest
+Every function here (and in ``observations.py``) runs under the world's lock and reads the
+records directly (the API's renderers where the page shows an API record, so the shapes and
+the public parts are the service's own: a user's API keys, passkeys and OAuth providers are
+their public halves, never a secret). Lists are pages (``offset``, ``limit``, capped at ``MAX_LIMIT``), newest
 first, so a view costs its page, not the world: the activities of all organizations are
 read backwards from the store's index, those of one from the organization's own.
 """
