@@ -234,6 +234,14 @@ class Emulator(OperationMethods):
             org_id, name, made.user.user_id, user_name, made.api_key.api_key_id, key
         )
 
+    def held_keys(self) -> list[ApiKeyPair]:
+        """The API key pairs whose private half this emulator holds, and so can sign as (the
+        dashboard approves activities as their users): the root keys ``create_organization``
+        made or was given, every key pair passed as ``caller=`` and ``backdoor.hold_key``."""
+        pairs = {pair.public_key: pair for pair in self._stamps if isinstance(pair, ApiKeyPair)}
+        pairs.update((pair.public_key, pair) for pair in self._callers.values())
+        return [pair for pair in pairs.values() if pair.private_key]
+
     def _default_organization_id(self) -> str:
         if self._first_org_id is None:
             raise ValueError("create an organization first, or pass organization_id=")

@@ -15,7 +15,9 @@ starts a new world: a file that is not a whole state file of ours is refused
 (exit status 2), never replaced. Control endpoints (``/emulator/v1/...``) are
 served too,
 to this machine only (a token is required when binding beyond loopback), and
-``/emulator/v1/reset`` goes back to the bootstrapped organization.
+``/emulator/v1/reset`` goes back to the bootstrapped organization. The dashboard
+(``emulator/dashboard/``) is at the root, behind the same guard: ``dashboardUrl`` in the
+first line is its address, with the control token for the page when there is one.
 
 The server is HTTP/1.1 with keep-alive (``http/server.py``); its limits and
 timeouts are options. A start-up problem (port in use, unknown host, a state
@@ -30,6 +32,7 @@ import os
 import sqlite3
 import sys
 from collections.abc import Sequence
+from urllib.parse import urlencode
 
 from .api import Emulator, OrganizationHandle
 from .gc_tuning import freeze_survivors, freeze_young
@@ -224,6 +227,7 @@ def serve(args: argparse.Namespace) -> int:
                 "tlsFetcherPublicKey": emulator.enclave.tls_fetcher_public_key,
                 "tlsFetcherEncryptPublicKey": emulator.enclave.tls_fetcher_encrypt_public_key,
                 "controlToken": options.control_token,
+                "dashboardUrl": dashboard_url(server.base_url, options.control_token),
             }
         ),
         flush=True,
@@ -234,6 +238,12 @@ def serve(args: argparse.Namespace) -> int:
         if journal is not None:
             journal.close()  # the shutdown step: the whole document as the new base
     return 0
+
+
+def dashboard_url(base_url: str, control_token: str | None) -> str:
+    """The dashboard's address, with the control token for the page to take once."""
+    url = f"{base_url}/emulator/ui/"
+    return f"{url}?{urlencode({'token': control_token})}" if control_token else url
 
 
 def _one_line(error: BaseException) -> str:

@@ -110,10 +110,18 @@ class World:
     # Counts the rollbacks to a checkpoint: changes made behind the transactions' backs
     # (the durable journal then writes the whole state again).
     generation: int = 0
+    # Counts committed transactions: with ``generation`` and the store's identity, what a
+    # watcher (the dashboard's live view) compares to see that the state changed.
+    commits: int = 0
 
     def transaction(self) -> Transaction:
         """A new all-or-nothing change; its commit is journaled once a checkpoint exists."""
-        return Transaction(self.journal, self.commit_hook)
+        tx = Transaction(self.journal, self.commit_hook)
+        tx.on_commit(self._count_commit)
+        return tx
+
+    def _count_commit(self) -> None:
+        self.commits += 1
 
     def checkpoint(self) -> Checkpoint:
         """Mark the current state; from now on every commit keeps its undo steps."""

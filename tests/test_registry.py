@@ -68,6 +68,7 @@ def test_facade_has_no_method_the_registry_does_not_know():
         "settings",
         "to_document",
         "facade_document",
+        "held_keys",
         "world",
         "wsgi_app",
         "asgi_app",

@@ -155,7 +155,7 @@ def test_other_methods_and_unknown_paths_answer_in_the_api_shape(small):
         ("GET", WHOAMI, 501),
         ("PUT", WHOAMI, 501),
         ("DELETE", "/public/v1/query/nope", 404),
-        ("GET", "/", 404),
+        ("GET", "/index.html", 404),  # "/" is the dashboard where there is a control plane
         ("GET", "/favicon.ico", 404),
     ]:
         answer = raw(small.address, request_bytes(method, path))

@@ -8,6 +8,8 @@
   ``Origin`` is refused, a POST must be ``application/json`` (a cross-site form or
   ``text/plain`` POST cannot reach it), only the read endpoints answer ``GET``, and,
   with a control token, ``Authorization: Bearer <token>`` is required.
+* ``/`` and ``/emulator/ui/...``: the dashboard (``emulator/dashboard/``), where there is a
+  control plane, behind the same guard.
 
 Every refusal is the API's error shape ``{code, message, details, turnkeyErrorCode}``.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import hmac
 import json
 from collections.abc import Callable, Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import (
@@ -32,6 +35,8 @@ from .app import handle
 from .control import PREFIX as CONTROL_PREFIX
 from .control import Control
 from .options import CORS_ALLOWED_HEADERS, LOOPBACK_NAMES, WireOptions
+
+DASHBOARD_PREFIX = "/emulator/ui"
 
 PUBLIC_PREFIX = "/public/"
 Headers = list[tuple[str, str]]
@@ -89,6 +94,7 @@ class Site:
         self.port = port  # the port served on, where known: a page's origin must have it
         bound = host_name(self.options.bound_host) if self.options.bound_host else ""
         self._own_hosts = LOOPBACK_NAMES | {bound, bound.strip("[]")}
+        self.dashboard: Any = None  # emulator/dashboard/, made on its first request
 
     def respond(
         self,
@@ -102,6 +108,8 @@ class Site:
         peer's address."""
         if path.startswith(CONTROL_PREFIX) and self.control is not None:
             return self._control(method, path, headers, body)
+        if self.control is not None and (path == "/" or path.startswith(DASHBOARD_PREFIX)):
+            return self._dashboard(method, path, headers, body)
         cors = self.cors_headers(path, headers)
         if method == "OPTIONS" and path.startswith(PUBLIC_PREFIX):
             return self._preflight(headers, cors)
@@ -162,32 +170,19 @@ class Site:
             return False
         return self._is_own_host(parts.netloc) and self.port in (None, port)
 
+    def _dashboard(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Answer:
+        if self.dashboard is None:
+            from ..dashboard.routes import Dashboard  # loaded when first asked for
+
+            assert self.control is not None
+            self.dashboard = Dashboard(self.control, self.local_refusal, self.on_change)
+        return self.dashboard.respond(method, path, headers, body)
+
     def _control_refusal(self, method: str, path: str, headers: Mapping[str, str]) -> Answer | None:
         assert self.control is not None
-        host = headers.get("host")
-        if host is not None and not self._is_own_host(host):
-            return error_answer(
-                403,
-                PERMISSION_DENIED,
-                f"control requests must be addressed to this server, not to {host}",
-            )
-        origin = headers.get("origin")
-        if origin is not None and not self._is_own_origin(origin):
-            return error_answer(
-                403, PERMISSION_DENIED, f"control requests from {origin} are refused"
-            )
-        token = self.options.control_token
-        if token is not None:
-            given = headers.get("authorization", "")
-            scheme, _, value = given.partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(
-                value.strip().encode(), token.encode()
-            ):
-                return error_answer(
-                    401,
-                    UNAUTHENTICATED,
-                    "control requests need 'Authorization: Bearer <control token>'",
-                )
+        refusal = self.local_refusal(headers)
+        if refusal is not None:
+            return refusal
         if not self.control.knows(path):
             return error_answer(404, NOT_FOUND, f"no control endpoint {path}")
         if method == "GET":
@@ -205,4 +200,33 @@ class Site:
                 INVALID_ARGUMENT,
                 "control requests must be sent as Content-Type: application/json",
             )
+        return None
+
+    def local_refusal(self, headers: Mapping[str, str], *, token: bool = True) -> Answer | None:
+        """The refusal of a request the control plane (or the dashboard) must not serve: to
+        another host, from another origin, or (``token``) without the control token."""
+        host = headers.get("host")
+        if host is not None and not self._is_own_host(host):
+            return error_answer(
+                403,
+                PERMISSION_DENIED,
+                f"control requests must be addressed to this server, not to {host}",
+            )
+        origin = headers.get("origin")
+        if origin is not None and not self._is_own_origin(origin):
+            return error_answer(
+                403, PERMISSION_DENIED, f"control requests from {origin} are refused"
+            )
+        expected = self.options.control_token
+        if token and expected is not None:
+            given = headers.get("authorization", "")
+            scheme, _, value = given.partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(
+                value.strip().encode(), expected.encode()
+            ):
+                return error_answer(
+                    401,
+                    UNAUTHENTICATED,
+                    "control requests need 'Authorization: Bearer <control token>'",
+                )
         return None

@@ -27,6 +27,7 @@ from ..services.context import Context
 
 if TYPE_CHECKING:
     from ..api import Emulator
+    from ..crypto.api_keys import ApiKeyPair
 
 Json = dict[str, Any]
 
@@ -89,6 +90,14 @@ class Backdoor:
         return {"privateKeyId": key.private_key_id, "addresses": addresses}
 
     # ----- facts the API cannot set yet ----------------------------------------------
+
+    def hold_key(self, key: ApiKeyPair) -> None:
+        """Keep ``key`` (its private half too) among the keys the emulator holds
+        (``emu.held_keys()``): the dashboard can then approve or reject activities as its
+        user, stamped with it. Using it as ``caller=`` does the same."""
+        if not key.private_key:
+            raise ValueError("hold_key needs the private key of the pair")
+        self._emulator._stamp_of(key)  # the facade's cache of the keys it signs as
 
     def set_client_ip(self, address: str | None) -> None:
         """The source address IP allowlists judge in-process calls by (the facade, and
