@@ -21,6 +21,10 @@ shape ``{code, message, details, turnkeyErrorCode}``.
   [...]}``, the e-mails and SMS the service would have sent, oldest first (each ``{id,
   timeNs, timeMs, channel, to, senderAddress, senderName, replyTo, template,
   organizationId, fields}``; see ``emulator/testing/outbox.py``); ``outbox/clear``.
+* ``auth_proxy`` (GET or POST) → ``{configs: [...]}``; ``auth_proxy/configure``
+  ``{configId?, organizationId?, enabledProviders?, sessionExpirationSeconds?, ...}`` →
+  the new configuration (or, with ``configId``, that one updated); see
+  ``emulator/authproxy/config.py``.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ PREFIX = "/emulator/v1/"
 Json = dict[str, Any]
 
 
-READABLE = frozenset({"health", "calls", "outbox"})
+READABLE = frozenset({"health", "calls", "outbox", "auth_proxy"})
 _CODES = {400: INVALID_ARGUMENT, 404: NOT_FOUND, 405: UNIMPLEMENTED, 501: UNIMPLEMENTED}
 
 
@@ -194,6 +198,18 @@ class Control:
         self.emulator.world.outbox.clear()
         return {}
 
+    def _auth_proxy(self, params: Json) -> Json:
+        return {"configs": [c.to_json() for c in self.emulator.auth_proxy.configs()]}
+
+    def _auth_proxy_configure(self, params: Json) -> Json:
+        proxy = self.emulator.auth_proxy
+        config_id = params.pop("configId", None)
+        if config_id is None:
+            return proxy.configure(params).to_json()
+        if proxy.config(config_id) is None:
+            raise ControlError(404, f"no Auth Proxy config {config_id!r}")
+        return proxy.update(config_id, params).to_json()
+
     _ACTIONS = {
         "health": _health,
         "reset": _reset,
@@ -206,6 +222,8 @@ class Control:
         "faults/clear": _faults_clear,
         "outbox": _outbox,
         "outbox/clear": _outbox_clear,
+        "auth_proxy": _auth_proxy,
+        "auth_proxy/configure": _auth_proxy_configure,
     }
 
 

@@ -19,15 +19,17 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .. import messages
+from ..crypto.attested import AttestedStamp
 from ..crypto.stamps import ApiKeyStamp, verify_stamp
 from ..crypto.webauthn import AssertionInvalid, WebauthnStamp, same_credential_id, verify_assertion
 from ..errors import NotFound, Unauthenticated
 from ..models import ApiKey, Authenticator, Organization, User
 from ..world import World
 
-#: Either kind of stamp. Both give a vote its ``public_key``, ``signature`` and ``scheme``
-#: (a passkey's ``public_key`` is its stored COSE key once it is found).
-Stamp = ApiKeyStamp | WebauthnStamp
+#: Any kind of stamp. Each gives a vote its ``public_key``, ``signature`` and ``scheme``
+#: (a passkey's ``public_key`` is its stored COSE key once it is found). An attested
+#: stamp is authenticated by ``services/attestation.py``.
+Stamp = ApiKeyStamp | WebauthnStamp | AttestedStamp
 WEBAUTHN_ORIGINS = "FEATURE_NAME_WEBAUTHN_ORIGINS"
 
 
@@ -58,6 +60,8 @@ def authenticate(
         raise Unauthenticated(message, turnkey_error_code="SIGNATURE_MISSING")
     if isinstance(stamp, WebauthnStamp):
         return _authenticate_passkey(world, target, stamp, body, check_signature)
+    if isinstance(stamp, AttestedStamp):
+        raise Unauthenticated(messages.BAD_SIGNATURE, turnkey_error_code="SIGNATURE_INVALID")
     caller, key = _find_key(world, target, stamp)
     if key.curve != stamp.curve:
         raise Unauthenticated(messages.BAD_SIGNATURE, turnkey_error_code="SIGNATURE_INVALID")
