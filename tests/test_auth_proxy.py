@@ -200,6 +200,32 @@ def test_passkey_sign_up_gives_a_sub_organization_the_passkey_can_use(proxy):
         headers={"X-Stamp": sign_stamp(body, session_key).header_value()},
     )
     assert stamped.status_code == 200
+    # a passkey login addressed to the parent (as @turnkey/core sends it) is the sub-org's
+    login_key = TargetKey.generate()
+    login = json.dumps(
+        {
+            "parameters": {"publicKey": login_key.compressed_public_key},
+            "organizationId": proxy.site.org.organization_id,
+            "timestampMs": str(proxy.emu.clock.now_ms()),
+            "type": "ACTIVITY_TYPE_STAMP_LOGIN",
+        }
+    ).encode()
+    answer = requests.post(
+        f"{proxy.site.url}/public/v1/submit/stamp_login", data=login, headers=device.headers(login)
+    )
+    assert answer.status_code == 200, answer.text
+    activity = answer.json()["activity"]
+    assert activity["organizationId"] == sub_org
+    claims = proxy.session_claims(activity["result"]["stampLoginResult"]["session"])
+    assert (claims["organization_id"], claims["user_id"]) == (sub_org, signed_up["userId"])
+    # any other request of that passkey to the parent is still refused
+    parent_body = json.dumps({"organizationId": proxy.site.org.organization_id}).encode()
+    refused = requests.post(
+        f"{proxy.site.url}/public/v1/query/whoami",
+        data=parent_body,
+        headers=device.headers(parent_body),
+    )
+    assert refused.status_code == 404
 
 
 def test_a_wallet_sign_up_needs_the_wallet_method(proxy):
