@@ -20,6 +20,7 @@ the handler.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -78,6 +79,7 @@ def dispatch(world: World, request: Request) -> Json:
     op = request.operation
     with world.lock:
         started_ns = world.clock.now_ns()
+        started_wall_ns = time.perf_counter_ns()
         caller: Caller | None = None
         response: Json | None = None
         error: TurnkeyApiError | None = None
@@ -125,6 +127,7 @@ def dispatch(world: World, request: Request) -> Json:
                 caller=caller,
                 response=response,
                 error=error,
+                duration_ns=time.perf_counter_ns() - started_wall_ns,
             )
             error = None  # the traceback holds this frame: no cycle for the collector to find
 

@@ -420,3 +420,6 @@ def test_proxy_activities_are_in_the_call_log_of_the_parent(proxy):
     proxy.ok("/v1/otp_init_v2", {"otpType": "OTP_TYPE_EMAIL", "contact": EMAIL})
     (call,) = proxy.emu.calls.filter(operation="init_otp")
     assert call.organization_id == proxy.site.org.organization_id
+    assert call.duration_ns is not None and call.duration_ns > 0  # the engine's wall time
+    listed = proxy.control("calls", {"operation": "init_otp"}).json()["calls"]
+    assert listed[0]["durationNs"] == call.duration_ns
