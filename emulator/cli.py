@@ -31,6 +31,7 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 
+from . import jsontext
 from .api import Emulator, OrganizationHandle
 from .authproxy.config import AuthProxyConfig
 from .gc_tuning import freeze_survivors, freeze_young
@@ -258,8 +259,8 @@ def _auth_proxy(emulator: Emulator, args: argparse.Namespace) -> AuthProxyConfig
     if args.auth_proxy_config is None and not args.auth_proxy:
         return None
     try:
-        settings = json.loads(args.auth_proxy_config) if args.auth_proxy_config else {}
-    except json.JSONDecodeError as exc:
+        settings = jsontext.loads(args.auth_proxy_config) if args.auth_proxy_config else {}
+    except ValueError as exc:
         raise ValueError(f"--auth-proxy-config is not JSON: {exc}") from None
     if not isinstance(settings, dict):
         raise ValueError("--auth-proxy-config must be a JSON object")

@@ -33,7 +33,6 @@ turnkeyErrorCode}`` (the proxy's ``rpcStatus`` with the API's extra field).
 from __future__ import annotations
 
 import base64
-import json
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -189,8 +188,8 @@ def _token_claims(token: str) -> Json:
     """The claims of a verification token, unverified (the engine verifies it)."""
     try:
         payload = token.split(".")[1]
-        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-    except (IndexError, ValueError):
+        claims = jsontext.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    except (IndexError, ValueError, UnicodeDecodeError):
         raise InvalidArgument("invalid verification token") from None
     if not isinstance(claims, dict):
         raise InvalidArgument("invalid verification token")
