@@ -169,3 +169,26 @@ def test_email_otp_sign_up_and_log_in(page):
     assert logged_in["session"]["userId"] == user.user_id
     logins = emu.calls.filter(operation="stamp_login")
     assert [c.organization_id for c in logins][-2:] == [sub_org, sub_org]
+
+
+def test_oauth_sign_up_and_log_in_with_the_test_issuer(page):
+    emu = page.proxy.emu
+    page.start()
+    results = []
+    for _ in range(2):  # sign up, then log in
+        public_key = page.call("createKeyPair")
+        token = emu.oidc.token(
+            sub="oidc-user-1", aud="test-app", nonce=emu.oidc.nonce_for(public_key)
+        )
+        results.append((page.call("completeOauth", token, public_key), public_key))
+        page.call("logout")
+    (signed_up, first_key), (logged_in, second_key) = results
+    assert (signed_up["action"], logged_in["action"]) == ("SIGNUP", "LOGIN")
+    sub_org = signed_up["session"]["organizationId"]
+    assert logged_in["session"]["organizationId"] == sub_org
+    (user,) = emu.world.store.organizations[sub_org].users.values()
+    (provider,) = user.oauth_providers.values()
+    assert (provider.issuer, provider.subject) == (emu.oidc.issuer, "oidc-user-1")
+    logins = emu.calls.filter(operation="stamp_login")[-2:]
+    assert [c.api_public_key for c in logins] == [first_key, second_key]  # attested by OIDC
+    assert all(c.ok for c in logins)

@@ -138,6 +138,16 @@ async function completeOtp(otpId, otpCode, otpEncryptionTargetBundle, contact) {
   return { action, session: plain(await client.getSession()) };
 }
 
+async function createKeyPair() {
+  return await client.createApiKeyPair();
+}
+
+// OAuth with an OIDC token of the emulator's test issuer, its nonce SHA-256 of publicKey.
+async function completeOauth(oidcToken, publicKey) {
+  const result = await client.completeOauth({ oidcToken, publicKey, providerName: "Test issuer" });
+  return { action: result.action, session: plain(await client.getSession()) };
+}
+
 async function whoami() {
   const session = await client.getSession();
   return plain(await client.fetchUser({ organizationId: session.organizationId }));
@@ -155,6 +165,8 @@ window.tk = {
   initOtp,
   verifyOtpAsShipped,
   completeOtp,
+  createKeyPair,
+  completeOauth,
   whoami,
 };
 window.tkReady = true;
