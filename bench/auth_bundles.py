@@ -12,7 +12,11 @@ schedule, AES-256-GCM), the least any credential bundle costs. The rows:
   sub-organization user, the e-mail read from the outbox, and the client
   opening the bundle (one HPKE open) into the API key it will stamp with;
 * ``export_wallet round trip``: the export bundle (seal and enclave signature)
-  and the client checking the signature and opening it.
+  and the client checking the signature and opening it;
+* ``create_oauth2_credential``: the client encrypting its secret to the TLS fetcher
+  (``encrypt_oauth2_client_secret``) and the facade activity opening it;
+* ``oauth2_authenticate round trip``: the built-in provider's code (``emu.oauth2``),
+  the exchange (the secret opened again, PKCE) and the OIDC token the TLS fetcher signs.
 
 All rows and the floor are called in turn, one call each, so the machine's load
 weighs on all alike.
@@ -34,6 +38,7 @@ from emulator.testing.client_crypto import (
     TargetKey,
     decrypt_credential_bundle,
     decrypt_export_bundle,
+    encrypt_oauth2_client_secret,
 )
 
 FLOOR = "HPKE seal"
@@ -74,6 +79,9 @@ class Setting:
         self.target = TargetKey.generate()
         self.target_raw = bytes.fromhex(self.target.public_key)
         self.secret = os.urandom(32)
+        self.app = emu.oauth2.register_client("OAUTH2_PROVIDER_X")
+        self.credential_id = self.create_oauth2_credential()
+        self.verifier, self.challenge = emu.oauth2.pkce()
 
     def seal(self) -> None:
         hpke.seal(self.target_raw, self.secret)
@@ -109,6 +117,28 @@ class Setting:
             signer_public_key=self.emu.enclave.signer_public_key,
         )
 
+    def create_oauth2_credential(self) -> str:
+        sealed = encrypt_oauth2_client_secret(
+            self.app.client_secret, self.emu.enclave.tls_fetcher_encrypt_public_key
+        )
+        return self.emu.create_oauth2_credential(
+            provider="OAUTH2_PROVIDER_X",
+            client_id=self.app.client_id,
+            encrypted_client_secret=sealed,
+        )["oauth2CredentialId"]
+
+    def oauth2_authenticate(self) -> None:
+        code = self.emu.oauth2.authorize(
+            self.app, user_id="1", redirect_uri="https://a/cb", code_challenge=self.challenge
+        )
+        self.emu.oauth2_authenticate(
+            oauth2_credential_id=self.credential_id,
+            auth_code=code,
+            redirect_uri="https://a/cb",
+            code_verifier=self.verifier,
+            nonce="n",
+        )
+
 
 def run(quick: bool, progress: Callable[[str], None]) -> list[Result]:
     reps = QUICK if quick else FULL
@@ -119,6 +149,14 @@ def run(quick: bool, progress: Callable[[str], None]) -> list[Result]:
         ("facade create_read_write_session", setting.read_write_session),
         ("email auth round trip (parent → sub-org, outbox, client open)", setting.email_auth),
         ("export_wallet round trip (facade, client verify + open)", setting.export_wallet),
+        (
+            "create_oauth2_credential (client encrypts, facade opens)",
+            setting.create_oauth2_credential,
+        ),
+        (
+            "oauth2_authenticate round trip (provider code, exchange, token)",
+            setting.oauth2_authenticate,
+        ),
     ]
     samples = in_turn([setting.seal] + [call for _, call in rows], reps.calls, reps.warmup)
     floor = median(samples[0])

@@ -52,6 +52,7 @@ if TYPE_CHECKING:  # the engine, passkeys and state files load on first use (imp
     from .state.snapshot import Snapshot
     from .testing.authenticator import VirtualAuthenticator
     from .testing.backdoor import Backdoor
+    from .testing.oauth2 import EmulatorOAuth2
 
 Json = dict[str, Any]
 
@@ -173,8 +174,10 @@ class Emulator(OperationMethods):
     @property
     def enclave(self) -> EnclaveKeys:
         """The emulator's enclave public keys: ``signer_public_key`` (import and export
-        bundles), ``notarizer_public_key`` (session JWTs) and ``tls_fetcher_public_key``
-        (OTP verification tokens), for the official SDKs' test overrides."""
+        bundles), ``notarizer_public_key`` (session JWTs), ``tls_fetcher_public_key``
+        (OTP verification tokens, the OIDC tokens of ``oauth2_authenticate``) and
+        ``tls_fetcher_encrypt_public_key`` (OAuth 2.0 client secrets), for the official SDKs'
+        test overrides."""
         return self._world.enclave
 
     @property
@@ -182,6 +185,15 @@ class Emulator(OperationMethods):
         """The built-in OIDC identity provider (``token``, ``jwks``, ``nonce_for``) and the
         issuers this emulator trusts (``trust``, ``distrust``); see ``testing/oidc.py``."""
         return self._oidc
+
+    @property
+    def oauth2(self) -> EmulatorOAuth2:
+        """The built-in OAuth 2.0 provider (X, Discord) that ``oauth2_authenticate`` exchanges
+        codes with: ``register_client``, ``authorize``, ``pkce``; see ``testing/oauth2.py``.
+        Test-only, like ``backdoor``."""
+        from .testing.oauth2 import EmulatorOAuth2
+
+        return EmulatorOAuth2(self._world)
 
     @property
     def world(self) -> World:

@@ -3,8 +3,8 @@
 The first line on stdout is one JSON object with ``baseUrl``,
 ``organizationId``, ``userId``, ``apiPublicKey`` and ``apiPrivateKey`` (the
 credentials of the root user, so that a client can talk to the server), and
-the enclave's ``signerPublicKey``, ``notarizerPublicKey`` and
-``tlsFetcherPublicKey`` (uncompressed P-256 hex) for the SDKs' key overrides.
+the enclave's ``signerPublicKey``, ``notarizerPublicKey``, ``tlsFetcherPublicKey`` and
+``tlsFetcherEncryptPublicKey`` (uncompressed P-256 hex) for the SDKs' key overrides.
 
 In memory by default. ``--state PATH`` keeps everything in a SQLite file
 (``state/persistence.py``, ``state/journal.py``): each committed change is
@@ -239,6 +239,7 @@ def serve(args: argparse.Namespace) -> int:
                 "signerPublicKey": emulator.enclave.signer_public_key,
                 "notarizerPublicKey": emulator.enclave.notarizer_public_key,
                 "tlsFetcherPublicKey": emulator.enclave.tls_fetcher_public_key,
+                "tlsFetcherEncryptPublicKey": emulator.enclave.tls_fetcher_encrypt_public_key,
                 "controlToken": options.control_token,
                 "authProxyUrl": server.base_url + AUTH_PROXY_PREFIX if proxy_config else None,
                 "authProxyConfigId": proxy_config.config_id if proxy_config else None,

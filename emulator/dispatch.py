@@ -34,18 +34,20 @@ from .ids import is_uuid, uuid7_from
 from .models import Activity, Organization
 from .ops import ACTIVITY, Operation
 from .schema import Violations, check
-from .services import ip_allowlists, session_profiles
+from .services import ip_allowlists, mfa, session_profiles
 from .services.activities import COMPLETED, check_timestamp, fingerprint, new_vote, record_activity
 from .services.attestation import ATTESTED_OPERATIONS, authenticate_attested
 from .services.auth import Caller, authenticate
 from .services.authorization import approval_of, authorize, check_voter_organization
 from .services.consensus import (
     APPROVED,
+    AUTHENTICATORS_NEEDED_STATUS,
     CONSENSUS_NEEDED_STATUS,
     cast,
     execute,
     live_vote,
     outcomes_of,
+    present,
 )
 from .services.context import Context
 from .services.policy_engine import ALLOW
@@ -189,17 +191,22 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
             world, org, caller, request, fault, params, request_fingerprint, timestamp_ms
         )
 
+    # MFA: the proposer's own policy, if one holds, must be satisfied before anything runs.
+    progress = mfa.progress_for(caller, org, version.activity_type, canonical, now_ns)
+    owes = progress is not None and not progress.satisfied
+
     def run(tx: Transaction) -> Activity:
         # Allowed: the handler runs now. Otherwise the activity waits for approvals.
-        allowed = verdict.decision == ALLOW
+        allowed = verdict.decision == ALLOW and not owes
         result = (
             execute(world, org, caller, op, version, canonical, now_ns, tx) if allowed else None
         )
+        waiting = AUTHENTICATORS_NEEDED_STATUS if owes else CONSENSUS_NEEDED_STATUS
         activity = record_activity(
             world,
             org,
             caller,
-            status=COMPLETED if allowed else CONSENSUS_NEEDED_STATUS,
+            status=COMPLETED if allowed else waiting,
             activity_type=version.activity_type,
             intent={version.intent_key: params},
             seed_intent=version.seed_intent(params) if version.seed_intent else None,
@@ -209,6 +216,7 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
             timestamp_ms=timestamp_ms,
             now_ns=now_ns,
             outcomes=outcomes_of(verdict),
+            mfa=[progress] if progress is not None else None,
         )
         world.store.add_activity(tx, org, activity)
         return activity
@@ -221,16 +229,20 @@ def _resubmitted(
     world: World, org: Organization, caller: Caller, activity: Activity, raw: bytes
 ) -> Json:
     """The same body again is the same activity; from another user of the organization
-    while it awaits consensus, it is also their approval."""
+    while it awaits consensus, it is also their approval, and from a user who owes MFA on
+    it, the method their stamp presents."""
     now_ns = world.clock.now_ns()
-    if (
+    user_id = caller.user.user_id
+    if caller.organization is org and mfa.owes(activity, user_id):
+        _in_transaction(world, lambda tx: present(world, org, activity, caller, now_ns, tx))
+    elif (
         activity.status == CONSENSUS_NEEDED_STATUS
         and caller.organization is org
-        and live_vote(activity, caller.user.user_id, now_ns) is None
+        and live_vote(activity, user_id, now_ns) is None
     ):
         vote = new_vote(world, caller, activity.activity_id, APPROVED, raw, now_ns)
-        _in_transaction(world, lambda tx: cast(world, org, activity, vote, now_ns, tx))
-    return {"activity": render.activity(activity, org, caller.user.user_id)}
+        _in_transaction(world, lambda tx: cast(world, org, activity, vote, now_ns, tx, caller))
+    return {"activity": render.activity(activity, org, user_id)}
 
 
 def _in_transaction(world: World, change: Callable[[Transaction], T]) -> T:

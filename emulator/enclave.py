@@ -2,7 +2,11 @@
 
 * the **signer** signs import and export bundles (``enclaveQuorumPublic``);
 * the **notarizer** signs session JWTs (``stamp_login``, ``oauth_login``, ``otp_login``);
-* the **TLS fetcher** signs OTP verification tokens and the OTP encryption target bundle.
+* the **TLS fetcher** signs OTP verification tokens, the OTP encryption target bundle and
+  the OIDC tokens ``oauth2_authenticate`` issues;
+* the **TLS fetcher's encryption key** receives what clients encrypt to the TLS fetcher's
+  quorum key (an OAuth 2.0 client secret: ``encryptOauth2ClientSecret``); the real service
+  has the same two keys (``PRODUCTION_TLS_FETCHER_SIGN_PUBLIC_KEY`` / ``_ENCRYPT_``).
 
 Clients pin the production public keys; against the emulator they pass these
 instead (``dangerouslyOverrideSignerPublicKey``, ``verifySessionJwtSignature``'s
@@ -23,7 +27,8 @@ from .crypto.curves import P256_ORDER
 SIGNER = "signer"
 NOTARIZER = "notarizer"
 TLS_FETCHER = "tls_fetcher"
-ROLES = (SIGNER, NOTARIZER, TLS_FETCHER)
+TLS_FETCHER_ENCRYPT = "tls_fetcher_encrypt"
+ROLES = (SIGNER, NOTARIZER, TLS_FETCHER, TLS_FETCHER_ENCRYPT)
 
 _UNCOMPRESSED = (serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
 
@@ -57,8 +62,14 @@ class EnclaveKeys:
 
     @classmethod
     def from_secrets(cls, secrets: dict[str, bytes]) -> EnclaveKeys:
-        """The keys whose 32-byte scalars ``secrets`` holds by role (a saved document's)."""
-        return cls({role: secrets[role] for role in ROLES})
+        """The keys whose 32-byte scalars ``secrets`` holds by role (a saved document's).
+        A document from before the TLS fetcher had an encryption key gets one derived
+        from its TLS fetcher key, the same on every load."""
+        held = dict(secrets)
+        if TLS_FETCHER_ENCRYPT not in held:
+            derived = hashlib.blake2b(held[TLS_FETCHER], person=b"tls-encrypt").digest()[:32]
+            held[TLS_FETCHER_ENCRYPT] = _scalar(derived)
+        return cls({role: held[role] for role in ROLES})
 
     def secrets(self) -> dict[str, bytes]:
         """The 32-byte private scalars by role: for the state document only (it holds
@@ -87,6 +98,19 @@ class EnclaveKeys:
     @property
     def tls_fetcher_public_key(self) -> str:
         return self.public_key(TLS_FETCHER)
+
+    @property
+    def tls_fetcher_encrypt_public_key(self) -> str:
+        """What a client encrypts an OAuth 2.0 client secret to (``encryptOauth2ClientSecret``'s
+        ``dangerouslyOverrideTlsFetcherPublicKey``)."""
+        return self.public_key(TLS_FETCHER_ENCRYPT)
+
+    def decrypt(self, role: str, envelope: bytes) -> bytes:
+        """The plaintext of a quorum-key envelope sealed to ``role``'s key
+        (``crypto/quorum.py``); ``QuorumEncryptionError`` if it does not open."""
+        from .crypto import quorum  # loaded when first used
+
+        return quorum.decrypt(self._secrets[role], envelope)
 
     def sign(self, role: str, data: bytes) -> bytes:
         """A DER ECDSA P-256 signature over SHA-256(``data``), deterministic (RFC 6979)

@@ -94,6 +94,31 @@ class CreateInvitationsResult(TypedDict):
     invitationIds: list[str]
 
 
+Type = Literal["AUTHENTICATION_TYPE_EMAIL_OTP", "AUTHENTICATION_TYPE_SMS_OTP", "AUTHENTICATION_TYPE_PASSKEY", "AUTHENTICATION_TYPE_API_KEY", "AUTHENTICATION_TYPE_OAUTH", "AUTHENTICATION_TYPE_SESSION"]
+
+
+class _AnyParamsRequired(TypedDict):
+    type: Type
+
+
+class AnyParams(_AnyParamsRequired, total=False):
+    id: str
+
+
+class RequiredAuthenticationMethodParams(TypedDict):
+    any: list[AnyParams]
+
+
+class CreateMfaPolicyResult(TypedDict):
+    activity: dict[str, Any]
+    mfaPolicyId: str
+
+
+class CreateOauth2CredentialResult(TypedDict):
+    activity: dict[str, Any]
+    oauth2CredentialId: str
+
+
 class OidcClaimsParams(TypedDict):
     iss: str
     sub: str
@@ -408,6 +433,26 @@ class GetIpAllowlistResult(TypedDict):
     allowlist: dict[str, Any]
 
 
+class GetMfaPoliciesResult(TypedDict):
+    activity: dict[str, Any]
+    mfaPolicies: list[dict[str, Any]]
+
+
+class GetMfaPolicyResult(TypedDict):
+    activity: dict[str, Any]
+    mfaPolicy: dict[str, Any]
+
+
+class GetMfaStatusResult(TypedDict):
+    activity: dict[str, Any]
+    mfaStatuses: list[dict[str, Any]]
+
+
+class GetOauth2CredentialResult(TypedDict):
+    activity: dict[str, Any]
+    oauth2Credential: dict[str, Any]
+
+
 class GetOauthProvidersResult(TypedDict):
     activity: dict[str, Any]
     oauthProviders: list[dict[str, Any]]
@@ -539,6 +584,11 @@ class ListActivitiesResult(TypedDict):
     activities: list[dict[str, Any]]
 
 
+class ListOauth2CredentialsResult(TypedDict):
+    activity: dict[str, Any]
+    oauth2Credentials: list[dict[str, Any]]
+
+
 class ListPoliciesResult(TypedDict):
     activity: dict[str, Any]
     policies: list[dict[str, Any]]
@@ -594,6 +644,11 @@ class OauthResult(TypedDict):
     userId: str
     apiKeyId: str
     credentialBundle: str
+
+
+class Oauth2AuthenticateResult(TypedDict):
+    activity: dict[str, Any]
+    oidcToken: str
 
 
 class OauthLoginResult(TypedDict):
@@ -653,7 +708,7 @@ class SignRawPayloadsResult(_SignRawPayloadsResultRequired, total=False):
     signatures: list[dict[str, Any]]
 
 
-Type = Literal["TRANSACTION_TYPE_ETHEREUM", "TRANSACTION_TYPE_SOLANA", "TRANSACTION_TYPE_TRON", "TRANSACTION_TYPE_BITCOIN", "TRANSACTION_TYPE_TEMPO"]
+Type2 = Literal["TRANSACTION_TYPE_ETHEREUM", "TRANSACTION_TYPE_SOLANA", "TRANSACTION_TYPE_TRON", "TRANSACTION_TYPE_BITCOIN", "TRANSACTION_TYPE_TEMPO"]
 
 
 class SignTransactionResult(TypedDict):
@@ -792,6 +847,45 @@ class OperationMethods:
         return cast(
             "CreateInvitationsResult",
             self._run_operation("create_invitations", {"invitations": invitations}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
+    @operation("create_mfa_policy")
+    def create_mfa_policy(
+        self,
+        *,
+        user_id: str,
+        mfa_policy_name: str,
+        condition: str,
+        required_authentication_methods: list[RequiredAuthenticationMethodParams],
+        order: int,
+        notes: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CREATE_MFA_POLICY"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> CreateMfaPolicyResult:
+        """Create MFA policy (``/public/v1/submit/create_mfa_policy``)."""
+        return cast(
+            "CreateMfaPolicyResult",
+            self._run_operation("create_mfa_policy", {"userId": user_id, "mfaPolicyName": mfa_policy_name, "condition": condition, "requiredAuthenticationMethods": required_authentication_methods, "order": order, "notes": notes}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
+    @operation("create_oauth2_credential")
+    def create_oauth2_credential(
+        self,
+        *,
+        provider: Literal["OAUTH2_PROVIDER_X", "OAUTH2_PROVIDER_DISCORD"],
+        client_id: str,
+        encrypted_client_secret: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CREATE_OAUTH2_CREDENTIAL"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> CreateOauth2CredentialResult:
+        """Create an OAuth 2.0 Credential (``/public/v1/submit/create_oauth2_credential``)."""
+        return cast(
+            "CreateOauth2CredentialResult",
+            self._run_operation("create_oauth2_credential", {"provider": provider, "clientId": client_id, "encryptedClientSecret": encrypted_client_secret}, organization_id, caller, activity_type, timestamp_ms),
         )
 
     @operation("create_oauth_providers")
@@ -1103,6 +1197,39 @@ class OperationMethods:
         return cast(
             "DeleteInvitationResult",
             self._run_operation("delete_invitation", {"invitationId": invitation_id}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
+    @operation("delete_mfa_policy")
+    def delete_mfa_policy(
+        self,
+        *,
+        user_id: str,
+        mfa_policy_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_DELETE_MFA_POLICY"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> CreateMfaPolicyResult:
+        """Delete MFA policy (``/public/v1/submit/delete_mfa_policy``)."""
+        return cast(
+            "CreateMfaPolicyResult",
+            self._run_operation("delete_mfa_policy", {"userId": user_id, "mfaPolicyId": mfa_policy_id}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
+    @operation("delete_oauth2_credential")
+    def delete_oauth2_credential(
+        self,
+        *,
+        oauth2_credential_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_DELETE_OAUTH2_CREDENTIAL"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> CreateOauth2CredentialResult:
+        """Delete an OAuth 2.0 Credential (``/public/v1/submit/delete_oauth2_credential``)."""
+        return cast(
+            "CreateOauth2CredentialResult",
+            self._run_operation("delete_oauth2_credential", {"oauth2CredentialId": oauth2_credential_id}, organization_id, caller, activity_type, timestamp_ms),
         )
 
     @operation("delete_oauth_providers")
@@ -1475,6 +1602,64 @@ class OperationMethods:
         return cast(
             "GetIpAllowlistResult",
             self._run_operation("get_ip_allowlist", {"publicKey": public_key}, organization_id, caller),
+        )
+
+    @operation("get_mfa_policies")
+    def get_mfa_policies(
+        self,
+        *,
+        user_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetMfaPoliciesResult:
+        """Get MFA policies (``/public/v1/query/get_mfa_policies``)."""
+        return cast(
+            "GetMfaPoliciesResult",
+            self._run_operation("get_mfa_policies", {"userId": user_id}, organization_id, caller),
+        )
+
+    @operation("get_mfa_policy")
+    def get_mfa_policy(
+        self,
+        *,
+        user_id: str,
+        mfa_policy_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetMfaPolicyResult:
+        """Get MFA policy (``/public/v1/query/get_mfa_policy``)."""
+        return cast(
+            "GetMfaPolicyResult",
+            self._run_operation("get_mfa_policy", {"userId": user_id, "mfaPolicyId": mfa_policy_id}, organization_id, caller),
+        )
+
+    @operation("get_mfa_status")
+    def get_mfa_status(
+        self,
+        *,
+        activity_id: str,
+        user_id: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetMfaStatusResult:
+        """Get MFA status (``/public/v1/query/get_mfa_status``)."""
+        return cast(
+            "GetMfaStatusResult",
+            self._run_operation("get_mfa_status", {"activityId": activity_id, "userId": user_id}, organization_id, caller),
+        )
+
+    @operation("get_oauth2_credential")
+    def get_oauth2_credential(
+        self,
+        *,
+        oauth2_credential_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetOauth2CredentialResult:
+        """Get OAuth 2.0 credential (``/public/v1/query/get_oauth2_credential``)."""
+        return cast(
+            "GetOauth2CredentialResult",
+            self._run_operation("get_oauth2_credential", {"oauth2CredentialId": oauth2_credential_id}, organization_id, caller),
         )
 
     @operation("get_oauth_providers")
@@ -1856,6 +2041,19 @@ class OperationMethods:
             self._run_operation("list_activities", {"filterByStatus": filter_by_status, "filterByType": filter_by_type, "paginationOptions": pagination_options}, organization_id, caller),
         )
 
+    @operation("list_oauth2_credentials")
+    def list_oauth2_credentials(
+        self,
+        *,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListOauth2CredentialsResult:
+        """List OAuth 2.0 Credentials (``/public/v1/query/list_oauth2_credentials``)."""
+        return cast(
+            "ListOauth2CredentialsResult",
+            self._run_operation("list_oauth2_credentials", {}, organization_id, caller),
+        )
+
     @operation("list_policies")
     def list_policies(
         self,
@@ -2142,6 +2340,27 @@ class OperationMethods:
             self._run_operation("oauth", {"oidcToken": oidc_token, "targetPublicKey": target_public_key, "apiKeyName": api_key_name, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing}, organization_id, caller, activity_type, timestamp_ms),
         )
 
+    @operation("oauth2_authenticate")
+    def oauth2_authenticate(
+        self,
+        *,
+        oauth2_credential_id: str,
+        auth_code: str,
+        redirect_uri: str,
+        code_verifier: str,
+        nonce: str,
+        bearer_token_target_public_key: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_OAUTH2_AUTHENTICATE"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> Oauth2AuthenticateResult:
+        """OAuth 2.0 authentication (``/public/v1/submit/oauth2_authenticate``)."""
+        return cast(
+            "Oauth2AuthenticateResult",
+            self._run_operation("oauth2_authenticate", {"oauth2CredentialId": oauth2_credential_id, "authCode": auth_code, "redirectUri": redirect_uri, "codeVerifier": code_verifier, "nonce": nonce, "bearerTokenTargetPublicKey": bearer_token_target_public_key}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
     @operation("oauth_login")
     def oauth_login(
         self,
@@ -2351,7 +2570,7 @@ class OperationMethods:
         self,
         *,
         unsigned_transaction: str,
-        type: Type,
+        type: Type2,
         sign_with: str | None = None,
         external_signer_pubkey: str | None = None,
         private_key_id: str | None = None,
@@ -2383,6 +2602,47 @@ class OperationMethods:
         return cast(
             "OauthLoginResult",
             self._run_operation("stamp_login", {"publicKey": public_key, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing, "sessionProfileId": session_profile_id}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
+    @operation("update_mfa_policy")
+    def update_mfa_policy(
+        self,
+        *,
+        user_id: str,
+        mfa_policy_id: str,
+        mfa_policy_name: str | None = None,
+        condition: str | None = None,
+        required_authentication_methods: list[RequiredAuthenticationMethodParams] | None = None,
+        order: int | None = None,
+        notes: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_UPDATE_MFA_POLICY"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> CreateMfaPolicyResult:
+        """Update MFA policy (``/public/v1/submit/update_mfa_policy``)."""
+        return cast(
+            "CreateMfaPolicyResult",
+            self._run_operation("update_mfa_policy", {"userId": user_id, "mfaPolicyId": mfa_policy_id, "mfaPolicyName": mfa_policy_name, "condition": condition, "requiredAuthenticationMethods": required_authentication_methods, "order": order, "notes": notes}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
+    @operation("update_oauth2_credential")
+    def update_oauth2_credential(
+        self,
+        *,
+        oauth2_credential_id: str,
+        provider: Literal["OAUTH2_PROVIDER_X", "OAUTH2_PROVIDER_DISCORD"],
+        client_id: str,
+        encrypted_client_secret: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_UPDATE_OAUTH2_CREDENTIAL"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> CreateOauth2CredentialResult:
+        """Update an OAuth 2.0 Credential (``/public/v1/submit/update_oauth2_credential``)."""
+        return cast(
+            "CreateOauth2CredentialResult",
+            self._run_operation("update_oauth2_credential", {"oauth2CredentialId": oauth2_credential_id, "provider": provider, "clientId": client_id, "encryptedClientSecret": encrypted_client_secret}, organization_id, caller, activity_type, timestamp_ms),
         )
 
     @operation("update_organization_name")

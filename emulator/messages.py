@@ -542,3 +542,58 @@ def secret_target_not_found(index: int) -> str:
 
 def secret_payload_does_not_open(index: int) -> str:
     return f"secrets[{index}].secretPayload does not decrypt with its target"
+
+
+# ----- MFA policies (features/authentication/mfa) --------------------------------------
+
+
+def mfa_unsatisfiable(user_id: str, policy_name: str, labels: str) -> str:
+    """The docs' creation-time refusal; ``labels`` lists the step's methods, quoted."""
+    return (
+        f"user ({user_id}) cannot satisfy mfa policy requirement: mfa policy '{policy_name}' "
+        f"requires one of [{labels}] but user does not, or will not, have a matching credential"
+    )
+
+
+def invalid_mfa_condition(parse_error: str) -> str:
+    return invalid_policy_expression("condition", parse_error)
+
+
+MFA_NO_REQUIRED_METHODS = "an mfa policy requires at least one authentication method"
+
+
+def mfa_empty_step(index: int) -> str:
+    return f"requiredAuthenticationMethods[{index}].any must name at least one method"
+
+
+def mfa_policy_not_found(mfa_policy_id: str, user_id: str) -> str:
+    return f"unable to find mfa policy {mfa_policy_id} for user {user_id}"
+
+
+def awaiting_proposer_authenticators(activity_id: str) -> str:
+    return (
+        f"activity {activity_id} cannot be voted on yet: its proposer has not satisfied "
+        "their MFA requirements"
+    )
+
+
+# --- OAuth 2.0 credentials (texts ours) ----------------------------------------------------------
+
+
+def oauth2_credential_not_found(credential_id: str, organization_id: str) -> str:
+    return f"unable to find OAuth 2.0 credential {credential_id} in organization {organization_id}"
+
+
+INVALID_ENCRYPTED_CLIENT_SECRET = (
+    "encryptedClientSecret does not decrypt with the TLS fetcher's encryption key: "
+    "encrypt the client secret with encryptOauth2ClientSecret"
+)
+EMPTY_CLIENT_ID = "clientId must not be empty"
+
+
+def oauth2_exchange_failed(provider: str, error: str, description: str) -> str:
+    """The provider's token endpoint refused the code (RFC 6749 §5.2 ``error``)."""
+    return (
+        "failed to exchange OAuth 2.0 auth code: "
+        f"provider={provider} error={error} description={description}"
+    )

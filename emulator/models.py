@@ -238,6 +238,59 @@ class Vote:
     policy_outcomes: list[PolicyOutcome] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class AuthMethod:
+    """One authentication method (``v1AuthenticationMethod``): its ``AUTHENTICATION_TYPE_*``
+    and, where pinned, the id of the one credential (a passkey, an API key, a session
+    profile, an OAuth provider) that may satisfy it."""
+
+    type: str
+    id: str | None = None
+
+    def satisfies(self, wanted: AuthMethod) -> bool:
+        """Whether presenting this method meets ``wanted`` (its type, and its id if pinned)."""
+        return self.type == wanted.type and (wanted.id is None or wanted.id == self.id)
+
+
+def steps_satisfied(
+    required: tuple[tuple[AuthMethod, ...], ...], presented: tuple[AuthMethod, ...] | list
+) -> bool:
+    """Every step met by some presented method (a method may meet several steps)."""
+    return all(any(m.satisfies(w) for m in presented for w in step) for step in required)
+
+
+@dataclass(slots=True)
+class MfaPolicy:
+    """A user's MFA policy (features/authentication/mfa): when ``condition`` holds for an
+    activity the user stamps, every step of ``required`` (each a choice of methods) must
+    have been presented before the activity goes on. Lower ``order`` is evaluated first."""
+
+    mfa_policy_id: str
+    user_id: str
+    name: str
+    condition: str
+    required: tuple[tuple[AuthMethod, ...], ...]
+    order: int
+    created_at: int
+    updated_at: int
+    notes: str = ""
+
+
+@dataclass(slots=True)
+class MfaProgress:
+    """One voter's MFA on one activity: the policy that applied when they stamped it (its
+    steps as they were then) and every method they have presented on it since."""
+
+    user_id: str
+    mfa_policy_id: str
+    required: tuple[tuple[AuthMethod, ...], ...]
+    presented: list[AuthMethod] = field(default_factory=list)
+
+    @property
+    def satisfied(self) -> bool:
+        return steps_satisfied(self.required, self.presented)
+
+
 @dataclass(slots=True)
 class Activity:
     activity_id: str
@@ -253,6 +306,8 @@ class Activity:
     votes: list[Vote] = field(default_factory=list)
     failure: dict[str, Any] | None = None
     seed_intent: dict[str, Any] | None = None
+    # MFA still owed or given on this activity, one entry per voter an MFA policy held.
+    mfa: list[MfaProgress] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,6 +373,50 @@ class Secret:
     created_at: int
 
 
+@dataclass(frozen=True, slots=True)
+class Oauth2Credential:
+    """An OAuth 2.0 provider's client id and secret (``ops/oauth2.py``). The secret is kept
+    as the client sent it, encrypted to the TLS fetcher's key; only the enclave opens it."""
+
+    oauth2_credential_id: str
+    provider: str  # OAUTH2_PROVIDER_X | OAUTH2_PROVIDER_DISCORD
+    client_id: str
+    encrypted_client_secret: str = field(repr=False)
+    created_at: int
+    updated_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderClient:
+    """An application registered with the built-in OAuth 2.0 provider (``emu.oauth2``)."""
+
+    provider: str
+    client_id: str
+    client_secret: str = field(repr=False)
+    redirect_uris: tuple[str, ...] = ()  # empty: any redirect URI
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorizationCode:
+    """A code the built-in provider issued to a client for one of its users, PKCE-bound."""
+
+    provider: str
+    client_id: str
+    redirect_uri: str
+    code_challenge: str
+    code_challenge_method: str  # S256 | plain
+    user_id: str
+    expires_at_ns: int
+    used: bool = False
+
+
+class Unsaved(dict):
+    """A mapping outside the saved state (the built-in OAuth 2.0 provider's clients and
+    codes): a transaction undoes changes to it like any other, the durable journal skips it."""
+
+    __slots__ = ()
+
+
 class NameIndex(dict):
     """A derived index, name -> record id, kept beside a collection so that a create checks
     uniqueness in constant time. Not saved: loading rebuilds it from the records."""
@@ -350,6 +449,13 @@ class Organization:
     session_profiles: dict[str, SessionProfile] = field(default_factory=dict)
     smart_contract_interfaces: dict[str, SmartContractInterface] = field(default_factory=dict)
     secrets: dict[str, Secret] = field(default_factory=dict)
+    mfa_policies: dict[str, MfaPolicy] = field(default_factory=dict)
+    oauth2_credentials: dict[str, Oauth2Credential] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)
+
+    def mfa_policies_of(self, user_id: str) -> list[MfaPolicy]:
+        """The user's MFA policies in evaluation order (lower ``order`` first, then older)."""
+        mine = [p for p in self.mfa_policies.values() if p.user_id == user_id]
+        return sorted(mine, key=lambda p: (p.order, p.created_at, p.mfa_policy_id))

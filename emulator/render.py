@@ -13,7 +13,9 @@ from .models import (
     Activity,
     ApiKey,
     Authenticator,
+    AuthMethod,
     Invitation,
+    MfaPolicy,
     OauthProvider,
     Organization,
     Policy,
@@ -80,7 +82,31 @@ def oauth_provider(provider: OauthProvider) -> Json:
     }
 
 
-def user(u: User) -> Json:
+def auth_method(m: AuthMethod) -> Json:
+    """``v1AuthenticationMethod``."""
+    return {"type": m.type, "id": m.id} if m.id is not None else {"type": m.type}
+
+
+def auth_steps(required: tuple[tuple[AuthMethod, ...], ...]) -> list[Json]:
+    return [{"any": [auth_method(m) for m in step]} for step in required]
+
+
+def mfa_policy(p: MfaPolicy) -> Json:
+    """``v1MfaPolicy``."""
+    return {
+        "mfaPolicyId": p.mfa_policy_id,
+        "mfaPolicyName": p.name,
+        "condition": p.condition,
+        "requiredAuthenticationMethods": auth_steps(p.required),
+        "order": p.order,
+        "notes": p.notes,
+        "createdAt": timestamp(p.created_at),
+        "updatedAt": timestamp(p.updated_at),
+    }
+
+
+def user(u: User, org: Organization | None = None) -> Json:
+    """``v1User``; its ``mfaPolicies`` are read from ``org`` (the user's organization)."""
     out: Json = {
         "userId": u.user_id,
         "userName": u.name,
@@ -90,7 +116,7 @@ def user(u: User) -> Json:
         "oauthProviders": [oauth_provider(p) for p in u.oauth_providers.values()],
         "createdAt": timestamp(u.created_at),
         "updatedAt": timestamp(u.updated_at),
-        "mfaPolicies": [],
+        "mfaPolicies": [mfa_policy(p) for p in org.mfa_policies_of(u.user_id)] if org else [],
     }
     if u.email is not None:
         out["userEmail"] = u.email
@@ -230,6 +256,9 @@ def vote(v: Vote, voter: Json) -> Json:
     }
 
 
+_AWAITING = ("ACTIVITY_STATUS_CONSENSUS_NEEDED", "ACTIVITY_STATUS_AUTHENTICATORS_NEEDED")
+
+
 def activity(a: Activity, org: Organization, viewer_id: str | None) -> Json:
     """An activity as the viewer (a user id, or nobody) sees it.
 
@@ -253,16 +282,23 @@ def activity(a: Activity, org: Organization, viewer_id: str | None) -> Json:
     # One vote a user, on an activity that awaits votes: whoever may approve may reject,
     # and nobody else (the proposer has voted already).
     may_vote = a.status == "ACTIVITY_STATUS_CONSENSUS_NEEDED" and is_member and not voted
+    status, may_present = a.status, False
+    if a.mfa and a.status in _AWAITING:
+        # A viewer who owes MFA on it sees it await their authenticators, and may approve
+        # (each approval presents a method), not reject (their vote is cast already).
+        may_present = any(p.user_id == viewer_id and not p.satisfied for p in a.mfa)
+        if may_present:
+            status = "ACTIVITY_STATUS_AUTHENTICATORS_NEEDED"
     rendered = {
         "id": a.activity_id,
         "organizationId": a.organization_id,
-        "status": a.status,
+        "status": status,
         "type": a.activity_type,
         "intent": intent,
         "result": result,
         "votes": [vote(v, _voter(v, org)) for v in a.votes],
         "fingerprint": a.fingerprint,
-        "canApprove": may_vote,
+        "canApprove": may_vote or may_present,
         "canReject": may_vote,
         "createdAt": timestamp(a.created_at),
         "updatedAt": timestamp(a.updated_at),
@@ -276,7 +312,7 @@ def activity(a: Activity, org: Organization, viewer_id: str | None) -> Json:
 def _voter(v: Vote, org: Organization) -> Json:
     current = org.users.get(v.user_id)
     voter = current if current is not None else v.voter
-    return user(voter) if voter is not None else {}
+    return user(voter, org if current is not None else None) if voter is not None else {}
 
 
 def query_envelope(data: Json, organization_id: str, envelope_id: str, timestamp_ms: int) -> Json:

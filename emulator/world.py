@@ -11,6 +11,7 @@ from .clock import Clock
 from .crypto.addresses import AddressOptions
 from .enclave import EnclaveKeys
 from .ids import IdSource
+from .models import Unsaved
 from .store import Store
 from .testing.calls import CallLog
 from .testing.faults import Faults
@@ -51,6 +52,10 @@ class Settings:
     otp_max_attempts: int = 3
     # The conventions behind *_P2SH, *_P2WSH and TON addresses (not public; see AddressOptions).
     address_options: AddressOptions = field(default_factory=AddressOptions)
+    # The OIDC tokens ``oauth2_authenticate`` issues: their ``iss`` (Turnkey's URL; the
+    # exact value is not public) and lifetime in seconds ("short-lived"; not documented).
+    oauth2_issuer: str = "https://api.turnkey.com"
+    oauth2_token_lifetime_s: int = 600
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,11 @@ class World:
     # OIDC issuers whose tokens verify: issuer -> its JWKS, or a function giving it
     # (``services/oidc.py``; ``emu.oidc.trust``). Configuration: snapshots leave it alone.
     oidc_issuers: dict[str, Any] = field(default_factory=dict)
+    # The built-in OAuth 2.0 provider (``services/oauth2.py``; ``emu.oauth2``): its clients,
+    # (provider, client id) -> ProviderClient, and the codes it issued, code ->
+    # AuthorizationCode. Another party's state: undone by rollbacks, never saved.
+    oauth2_clients: Unsaved = field(default_factory=Unsaved)
+    oauth2_codes: Unsaved = field(default_factory=Unsaved)
     # Undo steps of every committed change since the first checkpoint (None: not kept).
     journal: list | None = None
     # Observations and test controls, not state: checkpoints and snapshots leave them alone.

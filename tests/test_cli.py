@@ -77,7 +77,12 @@ def test_serve_with_given_key_and_seed():
 def test_serve_prints_the_enclave_public_keys():
     from emulator import Emulator
 
-    names = ("signerPublicKey", "notarizerPublicKey", "tlsFetcherPublicKey")
+    names = (
+        "signerPublicKey",
+        "notarizerPublicKey",
+        "tlsFetcherPublicKey",
+        "tlsFetcherEncryptPublicKey",
+    )
     process, info = start("--seed", "5")
     process.terminate()
     process.wait(timeout=10)
@@ -86,9 +91,10 @@ def test_serve_prints_the_enclave_public_keys():
         enclave.signer_public_key,
         enclave.notarizer_public_key,
         enclave.tls_fetcher_public_key,
+        enclave.tls_fetcher_encrypt_public_key,
     )
     assert tuple(info[name] for name in names) == expected
-    assert len(set(expected)) == 3
+    assert len(set(expected)) == 4
     for value in expected:
         assert len(value) == 130 and value.startswith("04") and value == value.lower()
         bytes.fromhex(value)

@@ -23,7 +23,14 @@ from cryptography.hazmat.primitives.asymmetric.utils import Prehashed, encode_ds
 from emulator import Emulator
 from emulator.crypto import jwt
 from emulator.crypto.encoding import b64url_decode, b64url_encode
-from emulator.enclave import NOTARIZER, ROLES, SIGNER, TLS_FETCHER, EnclaveKeys
+from emulator.enclave import (
+    NOTARIZER,
+    ROLES,
+    SIGNER,
+    TLS_FETCHER,
+    TLS_FETCHER_ENCRYPT,
+    EnclaveKeys,
+)
 from emulator.testing import client_crypto
 
 from .vectors import FIXTURES
@@ -81,7 +88,7 @@ def private_scalar_hex(keys: EnclaveKeys, role: str) -> str:
 def test_a_seed_makes_the_same_keys_and_each_role_its_own():
     one, two = EnclaveKeys.create(7), EnclaveKeys.create(7)
     assert [one.public_key(role) for role in ROLES] == [two.public_key(role) for role in ROLES]
-    assert len({one.public_key(role) for role in ROLES}) == 3
+    assert len({one.public_key(role) for role in ROLES}) == 4
     other = EnclaveKeys.create(8)
     assert not {one.public_key(r) for r in ROLES} & {other.public_key(r) for r in ROLES}
     assert EnclaveKeys.create(0).signer_public_key != one.signer_public_key
@@ -90,21 +97,32 @@ def test_a_seed_makes_the_same_keys_and_each_role_its_own():
 def test_unseeded_keys_are_fresh():
     one, two = EnclaveKeys.create(), EnclaveKeys.create(None)
     assert not {one.public_key(r) for r in ROLES} & {two.public_key(r) for r in ROLES}
-    assert len({one.public_key(role) for role in ROLES}) == 3
+    assert len({one.public_key(role) for role in ROLES}) == 4
 
 
 def test_public_keys_are_uncompressed_p256_hex_and_match_the_properties():
     keys = EnclaveKeys.create(7)
-    assert ROLES == (SIGNER, NOTARIZER, TLS_FETCHER) == ("signer", "notarizer", "tls_fetcher")
+    assert ROLES == (SIGNER, NOTARIZER, TLS_FETCHER, TLS_FETCHER_ENCRYPT)
+    assert ROLES == ("signer", "notarizer", "tls_fetcher", "tls_fetcher_encrypt")
     assert keys.signer_public_key == keys.public_key(SIGNER)
     assert keys.notarizer_public_key == keys.public_key(NOTARIZER)
     assert keys.tls_fetcher_public_key == keys.public_key(TLS_FETCHER)
+    assert keys.tls_fetcher_encrypt_public_key == keys.public_key(TLS_FETCHER_ENCRYPT)
     for role in ROLES:
         hex_key = keys.public_key(role)
         assert len(hex_key) == 130 and hex_key.startswith("04") and hex_key == hex_key.lower()
         assert public_key(hex_key).public_numbers() == keys.key(role).public_key().public_numbers()
     with pytest.raises(KeyError):
         keys.public_key("root")
+
+
+def test_a_document_without_the_encryption_key_gets_one_derived_from_the_tls_fetcher():
+    keys = EnclaveKeys.create(7)
+    older = {role: s for role, s in keys.secrets().items() if role != TLS_FETCHER_ENCRYPT}
+    one, two = EnclaveKeys.from_secrets(older), EnclaveKeys.from_secrets(older)
+    assert one.tls_fetcher_encrypt_public_key == two.tls_fetcher_encrypt_public_key
+    assert one.tls_fetcher_encrypt_public_key not in {keys.public_key(r) for r in ROLES}
+    assert one.tls_fetcher_public_key == keys.tls_fetcher_public_key
 
 
 def test_repr_shows_no_private_key():

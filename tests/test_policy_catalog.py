@@ -219,7 +219,7 @@ REGISTRY_TYPES_MISSING_FROM_DOCS: frozenset[str] = frozenset(
 )
 # In the "Activity kinds" table, but with no row in the resource and action table.
 REGISTRY_TYPES_WITH_A_KIND_ONLY: frozenset[str] = frozenset(
-    {"ACTIVITY_TYPE_CREATE_SESSION_PROFILE"}
+    {"ACTIVITY_TYPE_CREATE_SESSION_PROFILE", "ACTIVITY_TYPE_UPDATE_MFA_POLICY"}
 )
 
 

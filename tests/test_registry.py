@@ -62,6 +62,7 @@ def test_facade_has_no_method_the_registry_does_not_know():
         "intercept",
         "load",
         "oidc",
+        "oauth2",
         "from_document",
         "save",
         "seed",

@@ -195,6 +195,37 @@ def test_the_newer_operations_replay_to_the_live_document(tmp_path):
             ]
         )
     emu.delete_secrets(secret_ids=[emu.list_secrets()["secrets"][0]["secretId"]])
+    app = emu.oauth2.register_client("OAUTH2_PROVIDER_X")
+    sealed = client_crypto.encrypt_oauth2_client_secret(
+        app.client_secret, emu.enclave.tls_fetcher_encrypt_public_key
+    )
+    kept_id, dropped_id = (
+        emu.create_oauth2_credential(
+            provider="OAUTH2_PROVIDER_X", client_id=app.client_id, encrypted_client_secret=sealed
+        )["oauth2CredentialId"]
+        for _ in range(2)
+    )
+    emu.update_oauth2_credential(
+        oauth2_credential_id=kept_id,
+        provider="OAUTH2_PROVIDER_DISCORD",
+        client_id="discord-app",
+        encrypted_client_secret=sealed,
+    )
+    emu.delete_oauth2_credential(oauth2_credential_id=dropped_id)
+    verifier, challenge = emu.oauth2.pkce()
+    code = emu.oauth2.authorize(
+        app, user_id="1", redirect_uri="https://a/cb", code_challenge=challenge
+    )
+    x_id = emu.create_oauth2_credential(
+        provider="OAUTH2_PROVIDER_X", client_id=app.client_id, encrypted_client_secret=sealed
+    )["oauth2CredentialId"]
+    emu.oauth2_authenticate(
+        oauth2_credential_id=x_id,
+        auth_code=code,
+        redirect_uri="https://a/cb",
+        code_verifier=verifier,
+        nonce="n",
+    )
     made = emu.create_session_profile(session_profile_name="signer", scope="true")
     from emulator.testing.client_crypto import TargetKey
 
@@ -213,3 +244,8 @@ def test_the_newer_operations_replay_to_the_live_document(tmp_path):
     assert len(again.world.store.vault.secrets) == 1
     pending = [k for k in again.world.store.vault.import_targets if k[2].startswith("secret:")]
     assert len(pending) == 1  # the spare target, still usable after a restart
+    credentials = again.world.store.organizations[org.organization_id].oauth2_credentials
+    assert [(c.provider, c.client_id) for c in credentials.values()] == [
+        ("OAUTH2_PROVIDER_DISCORD", "discord-app"),
+        ("OAUTH2_PROVIDER_X", app.client_id),
+    ]

@@ -90,14 +90,17 @@ def _install(npm: str) -> None:
             pytest.skip(f"npm ci failed (no registry?): {done.stderr.strip()[-300:]}")
 
 
-def client_calls(ts: TypeScript, world: Any, key: Any, calls: list[tuple[str, dict]]) -> list[Any]:
+def client_calls(
+    ts: TypeScript, world: Any, key: Any, calls: list[tuple[str, dict]], *, op: str = "call"
+) -> list[Any]:
     """Serve ``world`` on a socket and run ``(method, body)`` calls of ``@turnkey/http``'s
-    ``TurnkeyClient`` against it, stamped with ``key`` (an ``ApiKeyPair``); their results."""
+    ``TurnkeyClient`` against it, stamped with ``key`` (an ``ApiKeyPair``); their results.
+    ``op="poll"`` runs each through the package's ``createActivityPoller``."""
     from emulator.http.server import serving
 
     with serving(world) as base_url:
         common = {
-            "op": "call",
+            "op": op,
             "baseUrl": base_url,
             "apiPublicKey": key.public_key,
             "apiPrivateKey": key.private_key,

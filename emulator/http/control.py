@@ -21,6 +21,11 @@ shape ``{code, message, details, turnkeyErrorCode}``.
   [...]}``, the e-mails and SMS the service would have sent, oldest first (each ``{id,
   timeNs, timeMs, channel, to, senderAddress, senderName, replyTo, template,
   organizationId, fields}``; see ``emulator/testing/outbox.py``); ``outbox/clear``.
+* ``oauth2/clients`` ``{provider?, clientId?, clientSecret?, redirectUris?}`` → ``{provider,
+  clientId, clientSecret}``: an app registered with the built-in OAuth 2.0 provider;
+  ``oauth2/authorize`` ``{provider, clientId, userId, redirectUri, codeChallenge,
+  codeChallengeMethod?, expiresInSeconds?}`` → ``{code}``: that provider's user grants the
+  app access (``emulator/testing/oauth2.py``).
 * ``auth_proxy`` (GET or POST) → ``{configs: [...]}``; ``auth_proxy/configure``
   ``{configId?, organizationId?, enabledProviders?, sessionExpirationSeconds?, ...}`` →
   the new configuration (or, with ``configId``, that one updated); see
@@ -198,6 +203,34 @@ class Control:
         self.emulator.world.outbox.clear()
         return {}
 
+    def _oauth2_clients(self, params: Json) -> Json:
+        client = self.emulator.oauth2.register_client(
+            params.get("provider", "OAUTH2_PROVIDER_X"),
+            client_id=params.get("clientId"),
+            client_secret=params.get("clientSecret"),
+            redirect_uris=tuple(params.get("redirectUris", ())),
+        )
+        return {
+            "provider": client.provider,
+            "clientId": client.client_id,
+            "clientSecret": client.client_secret,
+        }
+
+    def _oauth2_authorize(self, params: Json) -> Json:
+        world = self.emulator.world
+        client = world.oauth2_clients.get((params["provider"], params["clientId"]))
+        if client is None:
+            raise ControlError(404, f"no OAuth 2.0 client {params['clientId']!r}")
+        code = self.emulator.oauth2.authorize(
+            client,
+            user_id=str(params["userId"]),
+            redirect_uri=params["redirectUri"],
+            code_challenge=params["codeChallenge"],
+            code_challenge_method=params.get("codeChallengeMethod", "S256"),
+            expires_in=int(params.get("expiresInSeconds", 600)),
+        )
+        return {"code": code}
+
     def _auth_proxy(self, params: Json) -> Json:
         return {"configs": [c.to_json() for c in self.emulator.auth_proxy.configs()]}
 
@@ -222,6 +255,8 @@ class Control:
         "faults/clear": _faults_clear,
         "outbox": _outbox,
         "outbox/clear": _outbox_clear,
+        "oauth2/clients": _oauth2_clients,
+        "oauth2/authorize": _oauth2_authorize,
         "auth_proxy": _auth_proxy,
         "auth_proxy/configure": _auth_proxy_configure,
     }

@@ -12,7 +12,7 @@ from ..errors import InvalidArgument, NotFound
 from ..ids import uuid7_from
 from ..models import Activity, Organization
 from ..schema import Array, Enum, String, obj, opt, uuid
-from ..services import consensus
+from ..services import consensus, mfa
 from ..services.activities import new_vote
 from ..services.context import Context
 from ..services.pagination import PAGINATION, paginate
@@ -134,19 +134,26 @@ def reject_activity(ctx: Context, params: Params) -> Params:
 def _vote(ctx: Context, selection: str, target_fingerprint: str) -> Params:
     """A vote on the organization's activity with that fingerprint, answered with that
     activity (votes are not activities of their own). The same vote again changes nothing;
-    the other one is refused, and so is a vote on an activity that awaits none."""
+    the other one is refused, and so is a vote on an activity that awaits none. From a user
+    who owes MFA on the activity, an approval presents the method its stamp proves; while
+    the proposer owes it, nobody else may vote."""
     target = ctx.store.activities_by_fingerprint.get(target_fingerprint)
     if target is None or target.organization_id != ctx.org.organization_id:
         raise NotFound(messages.ACTIVITY_FINGERPRINT_NOT_FOUND)
     user_id = ctx.caller.user.user_id
+    if selection == consensus.APPROVED and mfa.owes(target, user_id):
+        consensus.present(ctx.world, ctx.org, target, ctx.caller, ctx.now_ns, ctx.tx)
+        return {"activity": render.activity(target, ctx.org, user_id)}
     mine = consensus.live_vote(target, user_id, ctx.now_ns)
     if mine is not None and mine.selection != selection:
         raise InvalidArgument(messages.already_voted(target.activity_id, user_id))
     if mine is None:
+        if target.status == consensus.AUTHENTICATORS_NEEDED_STATUS:
+            raise InvalidArgument(messages.awaiting_proposer_authenticators(target.activity_id))
         if target.status != consensus.CONSENSUS_NEEDED_STATUS:
             raise InvalidArgument(
                 messages.activity_not_awaiting_consensus(target.activity_id, target.status)
             )
         vote = new_vote(ctx.world, ctx.caller, target.activity_id, selection, ctx.raw, ctx.now_ns)
-        consensus.cast(ctx.world, ctx.org, target, vote, ctx.now_ns, ctx.tx)
+        consensus.cast(ctx.world, ctx.org, target, vote, ctx.now_ns, ctx.tx, ctx.caller)
     return {"activity": render.activity(target, ctx.org, user_id)}

@@ -3,7 +3,9 @@
 ``python -m emulator.ops.coverage`` prints how many of the ``/public/v1/`` operations
 of the newest official TypeScript client (``official_client.json``: its paths, read
 from the package) the registry implements, as activities and queries, and lists the
-ones still missing. ``--missing`` prints only those.
+ones still missing. ``--missing`` prints only those. Operations the emulator serves
+beyond that client (in the official OpenAPI document and Python SDK, not yet in the
+TypeScript client: the OAuth 2.0 credentials) are listed apart and not counted.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class Coverage:
     client: str
     official: tuple[str, ...]
     implemented: tuple[str, ...]
+    beyond: tuple[str, ...] = ()  # served, but not in the client
 
     @property
     def missing(self) -> tuple[str, ...]:
@@ -49,7 +52,8 @@ def coverage() -> Coverage:
     official = tuple(data["paths"])
     known = set(official)
     implemented = tuple(sorted(op.path for op in REGISTRY.values() if op.path in known))
-    return Coverage(f"{data['package']} {data['version']}", official, implemented)
+    beyond = tuple(sorted(op.path for op in REGISTRY.values() if op.path not in known))
+    return Coverage(f"{data['package']} {data['version']}", official, implemented, beyond)
 
 
 def main(argv: list[str]) -> int:
@@ -60,6 +64,11 @@ def main(argv: list[str]) -> int:
         print("missing:")
     for path in report.missing:
         print(f"  {path}")
+    if "--missing" not in argv and report.beyond:
+        print()
+        print(f"also served, beyond {report.client} (in the OpenAPI document and Python SDK):")
+        for path in report.beyond:
+            print(f"    {path}")
     return 0
 
 

@@ -55,7 +55,7 @@ def get_organization(ctx: Context, body: Params) -> Params:
         "organizationData": {
             "organizationId": org.organization_id,
             "name": org.name,
-            "users": [render.user(u) for u in org.users.values()],
+            "users": [render.user(u, org) for u in org.users.values()],
             "policies": [render.policy(p) for p in org.policies.values()],
             "privateKeys": [render.private_key(k) for k in org.private_keys.values()],
             "invitations": [render.invitation(i) for i in org.invitations.values()],

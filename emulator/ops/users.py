@@ -311,7 +311,7 @@ def delete_users(ctx: Context, params: Params) -> Params:
     result_keys=("user",),
 )
 def get_user(ctx: Context, body: Params) -> Params:
-    return {"user": render.user(find_user(ctx.org, body["userId"]))}
+    return {"user": render.user(find_user(ctx.org, body["userId"]), ctx.org)}
 
 
 @query(
@@ -323,4 +323,4 @@ def get_user(ctx: Context, body: Params) -> Params:
     result_keys=("users",),
 )
 def list_users(ctx: Context, body: Params) -> Params:
-    return {"users": [render.user(u) for u in ctx.org.users.values()]}
+    return {"users": [render.user(u, ctx.org) for u in ctx.org.users.values()]}

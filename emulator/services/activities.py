@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import messages
 from ..errors import InvalidArgument, ValidationFailed
-from ..models import Activity, Organization, PolicyOutcome, Vote
+from ..models import Activity, MfaProgress, Organization, PolicyOutcome, Vote
 from ..schema import Violations
 from ..world import World
 from .auth import Caller
@@ -81,6 +81,7 @@ def record_activity(
     result: dict[str, Any] | None = None,
     failure: dict[str, Any] | None = None,
     outcomes: list[PolicyOutcome] | None = None,
+    mfa: list[MfaProgress] | None = None,
 ) -> Activity:
     """An activity in ``status`` with the proposer's vote: COMPLETED with its ``result``,
     or (fault injection) FAILED with its ``failure``, CONSENSUS_NEEDED or PENDING with
@@ -103,4 +104,5 @@ def record_activity(
         votes=[vote],
         failure=failure,
         seed_intent=seed_intent,
+        mfa=mfa or [],
     )

@@ -9,10 +9,18 @@ FAILED if it can no longer run (its ``failure`` says why). One rejection
 (``reject_activity``) ends it REJECTED. Approvals count for 24 hours on the
 emulator's clock (the real approval window); after that they must be cast
 again, and the activity itself never expires.
+
+MFA (``services/mfa.py``): an activity whose proposer owes MFA waits in
+``ACTIVITY_STATUS_AUTHENTICATORS_NEEDED``, and only the proposer may approve it,
+each approval presenting the method its stamp proves; once their steps are all
+satisfied it is judged as above. An approver who owes MFA on the activity has
+their vote recorded but not counted until they have presented their methods the
+same way.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..crypto.stamps import ApiKeyStamp
@@ -24,6 +32,7 @@ from ..world import World
 from .auth import Caller
 from .authorization import authorize
 from .context import Context
+from .mfa import presented, progress_for, progress_of, unsatisfied_users
 from .policy_engine import ALLOW, Approval, Verdict
 
 APPROVED = "VOTE_SELECTION_APPROVED"
@@ -32,6 +41,7 @@ COMPLETED_STATUS = "ACTIVITY_STATUS_COMPLETED"
 FAILED_STATUS = "ACTIVITY_STATUS_FAILED"
 CONSENSUS_NEEDED_STATUS = "ACTIVITY_STATUS_CONSENSUS_NEEDED"
 REJECTED_STATUS = "ACTIVITY_STATUS_REJECTED"
+AUTHENTICATORS_NEEDED_STATUS = "ACTIVITY_STATUS_AUTHENTICATORS_NEEDED"
 
 APPROVAL_WINDOW_NS = 24 * 3600 * 1_000_000_000
 
@@ -68,11 +78,15 @@ def live_vote(activity: Activity, user_id: str, now_ns: int) -> Vote | None:
 
 
 def live_approvals(org: Organization, activity: Activity, now_ns: int) -> list[Approval]:
-    """One approval per user still in the organization whose approval is in its window."""
+    """One approval per user still in the organization whose approval is in its window,
+    and who owes no MFA on the activity."""
     approvals, seen = [], set()
+    owing = unsatisfied_users(activity) if activity.mfa else frozenset()
     for vote in activity.votes:
         user = org.users.get(vote.user_id)
         if vote.selection != APPROVED or not _in_window(vote, now_ns) or user is None:
+            continue
+        if vote.user_id in owing:
             continue
         if vote.user_id not in seen:
             seen.add(vote.user_id)
@@ -91,8 +105,11 @@ def cast(
     vote: Vote,
     now_ns: int,
     tx: Transaction,
+    caller: Caller | None = None,
 ) -> None:
     """Add ``vote`` to ``activity``; reject it, or judge it again and run it once allowed.
+    An approval by a ``caller`` whose MFA policy holds for the activity is recorded with
+    what they owe, and counts once they have presented it.
 
     A denial raises the real 403 with nothing changed (the caller rolls ``tx`` back)."""
     tx.set(activity, "votes", [*activity.votes, vote])
@@ -100,12 +117,49 @@ def cast(
     if vote.selection == REJECTED:
         tx.set(activity, "status", REJECTED_STATUS)
         return
-    found = find_by_activity_type(activity.activity_type)
-    assert found is not None, activity.activity_type
-    op, version = found
-    params = activity.intent[version.intent_key]
-    canonical = version.upgrade(params) if version.upgrade else params
+    if caller is not None:
+        _, _, canonical = _intent(activity)
+        progress = progress_for(caller, org, activity.activity_type, canonical, now_ns)
+        if progress is not None:
+            tx.set(activity, "mfa", [*activity.mfa, progress])
+    judge_again(world, org, activity, now_ns, tx, vote)
+
+
+def present(
+    world: World,
+    org: Organization,
+    activity: Activity,
+    caller: Caller,
+    now_ns: int,
+    tx: Transaction,
+) -> None:
+    """The caller, who owes MFA on ``activity``, presents the method their stamp proves;
+    once their steps are all satisfied the activity is judged again."""
+    progress = progress_of(activity, caller.user.user_id)
+    assert progress is not None
+    method = presented(caller)
+    if method not in progress.presented:  # records are replaced, never changed in place
+        grown = replace(progress, presented=[*progress.presented, method])
+        tx.set(activity, "mfa", [grown if p is progress else p for p in activity.mfa])
+    tx.set(activity, "updated_at", now_ns)
+    if caller.user.user_id not in unsatisfied_users(activity):
+        judge_again(world, org, activity, now_ns, tx)
+
+
+def judge_again(
+    world: World,
+    org: Organization,
+    activity: Activity,
+    now_ns: int,
+    tx: Transaction,
+    vote: Vote | None = None,
+) -> None:
+    """Judge the activity with its live approvals: run it once allowed, else it awaits
+    consensus (or still its proposer's MFA). ``vote`` records the evaluation."""
     proposer = activity.votes[0]
+    if proposer.user_id in unsatisfied_users(activity):
+        return
+    op, version, canonical = _intent(activity)
     verdict = authorize(
         org,
         activity.activity_type,
@@ -116,9 +170,20 @@ def cast(
         root_quorum_only=op.root_quorum_only,
         self_service=op.self_service,
     )
-    vote.policy_outcomes = outcomes_of(verdict)
+    if vote is not None:
+        vote.policy_outcomes = outcomes_of(verdict)
     if verdict.decision == ALLOW:
         _run_approved(world, org, activity, op, version, canonical, now_ns, tx)
+    elif activity.status != CONSENSUS_NEEDED_STATUS:
+        tx.set(activity, "status", CONSENSUS_NEEDED_STATUS)
+
+
+def _intent(activity: Activity) -> tuple[Operation, Version, Json]:
+    found = find_by_activity_type(activity.activity_type)
+    assert found is not None, activity.activity_type
+    op, version = found
+    params = activity.intent[version.intent_key]
+    return op, version, (version.upgrade(params) if version.upgrade else params)
 
 
 def _run_approved(

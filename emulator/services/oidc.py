@@ -5,7 +5,8 @@ A token is accepted when:
 * it is a compact JWT signed with RS256 (Google, Apple...) or ES256;
 * its ``iss`` is an issuer the emulator trusts (``World.oidc_issuers``: the
   built-in test provider and whatever a test trusts with ``emu.oidc.trust``;
-  the real service fetches any issuer's JWKS, the emulator has no network);
+  the real service fetches any issuer's JWKS, the emulator has no network), or
+  Turnkey itself, for the tokens ``oauth2_authenticate`` mints (``services/oauth2.py``);
 * the signature verifies under a key of that issuer's JWKS (the one its ``kid``
   names, else any key of the algorithm);
 * ``exp`` is a number still ahead of the emulator's clock, and ``nbf``, when
@@ -192,7 +193,13 @@ def _audiences(value: object) -> tuple[str, ...]:
 
 
 def trusted_jwks(world: World, issuer: object) -> Json | None:
-    """The JWKS of ``issuer`` if the emulator trusts it."""
+    """The JWKS of ``issuer`` if the emulator trusts it. Turnkey's own issuer (the tokens
+    ``oauth2_authenticate`` mints, ``Settings.oauth2_issuer``) is always trusted, under
+    the TLS fetcher's key."""
+    if isinstance(issuer, str) and issuer == world.settings.oauth2_issuer:
+        from .oauth2 import turnkey_jwks
+
+        return turnkey_jwks(world)
     source = world.oidc_issuers.get(issuer) if isinstance(issuer, str) else None
     if source is None:
         return None

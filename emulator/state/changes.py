@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..models import Activity, NameIndex, Organization, WalletAccount
+from ..models import Activity, NameIndex, Organization, Unsaved, WalletAccount
 from ..store import Store
 from .records import Context, _Keyed, record
 
@@ -72,8 +72,8 @@ def changed_units(store: Store, touched: Iterable[tuple[Any, Any, Any]]) -> list
     )
     vault = store.vault
     for target, key, value in touched:
-        if type(target) is NameIndex:
-            continue  # derived: rebuilt on load
+        if type(target) is NameIndex or type(target) is Unsaved:
+            continue  # derived: rebuilt on load; or outside the saved state
         if type(target) is dict:
             if target is store.organizations:
                 units[("org", key)] = None

@@ -42,7 +42,7 @@ from typing import Any
 from .. import jsontext
 from ..crypto import hd
 from ..crypto.api_keys import ApiKeyPair
-from ..enclave import ROLES, EnclaveKeys
+from ..enclave import ROLES, TLS_FETCHER_ENCRYPT, EnclaveKeys
 from ..ids import IdSource
 from ..models import NameIndex, Organization, SignerRef
 from ..services.imports import PRIVATE_KEY as IMPORT_PRIVATE_KEY
@@ -268,6 +268,8 @@ def _load_enclave(data: Any) -> EnclaveKeys | None:
     secrets = {}
     for role in ROLES:
         value = data.get(role)
+        if value is None and role == TLS_FETCHER_ENCRYPT:
+            continue  # a document from before that key: derived from the TLS fetcher's
         try:
             secret = bytes.fromhex(value) if isinstance(value, str) else b""
         except ValueError:

@@ -242,3 +242,39 @@ def client_signature_for_signup(
         "message": message,
         "signature": sign_client_message(key, message),
     }
+
+
+# ----- OAuth 2.0: the client secret, the bearer token ---------------------------------------
+
+#: The TLS fetcher's encryption key the official clients pin (``@turnkey/crypto``
+#: constants.ts); pass ``emu.enclave.tls_fetcher_encrypt_public_key`` against the emulator.
+PRODUCTION_TLS_FETCHER_ENCRYPT_PUBLIC_KEY = (
+    "045e899f1fcf7d12b3c8fd997a7a43bb853dd4e8d63419a8f867c70aacc1c4cf9d"
+    "04848baca41f0c85ffbbd23cbf78967501cd8eca9e4a6369370a9a38f70d13c0"
+)
+
+
+def encrypt_oauth2_client_secret(
+    client_secret: str,
+    tls_fetcher_encrypt_public_key: str = PRODUCTION_TLS_FETCHER_ENCRYPT_PUBLIC_KEY,
+) -> str:
+    """``encryptedClientSecret`` of create_oauth2_credential and update_oauth2_credential
+    (``encryptOauth2ClientSecret``): the secret sealed to the TLS fetcher's quorum key, as
+    the hex of its envelope (``crypto/quorum.py``)."""
+    from ..crypto import quorum
+
+    receiver = bytes.fromhex(tls_fetcher_encrypt_public_key)
+    return quorum.encrypt(receiver, client_secret.encode("utf-8")).hex()
+
+
+def decrypt_bearer_token(oidc_token: str, target: TargetKey) -> str:
+    """The provider's bearer token in an oauth2_authenticate OIDC token's
+    ``encrypted_bearer_token`` claim (a credential bundle sealed to ``target``)."""
+    bundle = jwt.decode(oidc_token)[1].get("encrypted_bearer_token")
+    if not isinstance(bundle, str):
+        raise ClientBundleError("the OIDC token has no encrypted_bearer_token claim")
+    try:
+        raw = base58check_decode(bundle)
+        return hpke.open_sealed(target.private_key, raw[:33], raw[33:]).decode()
+    except (ValueError, hpke.HpkeError) as exc:
+        raise ClientBundleError(f"bearer token does not open: {exc}") from exc

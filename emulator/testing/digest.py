@@ -31,7 +31,7 @@ def state_digest(emu: Emulator) -> str:
             "subs": list(org.sub_organization_ids),
             "quorum": [org.root_quorum.threshold, list(org.root_quorum.user_ids)],
             "features": org.features,
-            "users": [render.user(u) for u in org.users.values()],
+            "users": [render.user(u, org) for u in org.users.values()],
             "user_tags": [render.tag(t) for t in org.user_tags.values()],
             "activities": [render.activity(a, org, None) for a in org.activities.values()],
             "wallets": [
@@ -47,6 +47,11 @@ def state_digest(emu: Emulator) -> str:
             "session_profiles": [repr(p) for p in org.session_profiles.values()],
             "contract_interfaces": [repr(i) for i in org.smart_contract_interfaces.values()],
             "secrets": [repr(s) for s in org.secrets.values()],
+            "mfa_policies": [render.mfa_policy(p) for p in org.mfa_policies.values()],
+            "oauth2_credentials": [  # the encrypted secret is out of the repr: hashed
+                repr(c) + hashlib.sha256(c.encrypted_client_secret.encode()).hexdigest()
+                for c in org.oauth2_credentials.values()
+            ],
             "otps": [  # attempts, use and tokens included; the code hashed
                 repr(replace(o, code=hashlib.sha256(o.code.encode()).hexdigest()))
                 for o in org.otps.values()
@@ -57,6 +62,7 @@ def state_digest(emu: Emulator) -> str:
             "policy_outcomes": [
                 [repr(v.policy_outcomes) for v in a.votes] for a in org.activities.values()
             ],
+            "mfa_progress": [repr(a.mfa) for a in org.activities.values() if a.mfa],
         }
         for org_id, org in store.organizations.items()
     }

@@ -4,7 +4,7 @@
 "use strict";
 const fs = require("fs");
 const tkCrypto = require("@turnkey/crypto");
-const { TurnkeyClient } = require("@turnkey/http");
+const { TurnkeyClient, createActivityPoller } = require("@turnkey/http");
 const { ApiKeyStamper } = require("@turnkey/api-key-stamper");
 const { uint8ArrayToHexString } = require("@turnkey/encoding");
 
@@ -58,6 +58,8 @@ const ops = {
       organizationId: a.organizationId,
       dangerouslyOverrideSignerPublicKey: a.signerPublicKey,
     }),
+  encryptOauth2ClientSecret: (a) =>
+    tkCrypto.encryptOauth2ClientSecret(a.clientSecret, a.tlsFetcherPublicKey),
   verifySessionJwtSignature: (a) => tkCrypto.verifySessionJwtSignature(a.jwt, a.notarizerPublicKey),
   verifyOtpVerificationToken: (a) => tkCrypto.verifyOtpVerificationToken(a.jwt, a.signerPublicKey),
   getPublicKey: (a) => uint8ArrayToHexString(tkCrypto.getPublicKey(a.privateKey, true)),
@@ -69,6 +71,29 @@ const ops = {
     });
     const client = new TurnkeyClient({ baseUrl: a.baseUrl }, stamper);
     return await client[a.method](a.body);
+  },
+  // The same call through the package's activity poller: the completed activity, or what
+  // the poller threw (its TurnkeyActivityError's status and activity id).
+  poll: async (a) => {
+    const stamper = new ApiKeyStamper({
+      apiPublicKey: a.apiPublicKey,
+      apiPrivateKey: a.apiPrivateKey,
+    });
+    const client = new TurnkeyClient({ baseUrl: a.baseUrl }, stamper);
+    const poller = createActivityPoller({ client, requestFn: client[a.method].bind(client) });
+    try {
+      return { activity: await poller(a.body) };
+    } catch (e) {
+      return { thrown: e.message, activityId: e.activityId, activityStatus: e.activityStatus };
+    }
+  },
+  // Any path, through the client's generic `request` (for operations newer than its methods).
+  request: async (a) => {
+    const stamper = new ApiKeyStamper({
+      apiPublicKey: a.apiPublicKey,
+      apiPrivateKey: a.apiPrivateKey,
+    });
+    return await new TurnkeyClient({ baseUrl: a.baseUrl }, stamper).request(a.path, a.body);
   },
   // The same call `times` times from one client, one after the other (fetch keeps the
   // connection alive between them).
