@@ -20,6 +20,7 @@ from emulator.testing.client_crypto import (
     TargetKey,
     client_signature_for_login,
     client_signature_for_signup,
+    encrypt_oauth2_client_secret,
     encrypt_otp_code,
 )
 
@@ -282,6 +283,63 @@ def test_oauth_sign_up_and_login_with_the_test_issuer(proxy):
     )
 
 
+def x_login_code(proxy, redirect: str) -> tuple[dict, str, str]:
+    """An X app with its credential in the parent, and a code its user granted: ``(app
+    fields, code, verifier)``."""
+    emu = proxy.emu
+    app = emu.oauth2.register_client("OAUTH2_PROVIDER_X", redirect_uris=[redirect])
+    emu.create_oauth2_credential(
+        provider=app.provider,
+        client_id=app.client_id,
+        encrypted_client_secret=encrypt_oauth2_client_secret(
+            app.client_secret, emu.enclave.tls_fetcher_encrypt_public_key
+        ),
+    )
+    verifier, challenge = emu.oauth2.pkce()
+    code = emu.oauth2.authorize(
+        app, user_id="2244994945", redirect_uri=redirect, code_challenge=challenge
+    )
+    return {"provider": app.provider, "clientId": app.client_id}, code, verifier
+
+
+def test_oauth2_authenticate_with_x_then_sign_up_and_log_in(proxy):
+    redirect = "http://localhost:5173/auth/x"
+    app, code, verifier = x_login_code(proxy, redirect)
+    key = TargetKey.generate()
+    exchange = {
+        **app,
+        "authCode": code,
+        "redirectUri": redirect,
+        "codeVerifier": verifier,
+        "nonce": proxy.emu.oidc.nonce_for(key.compressed_public_key),
+    }
+    token = proxy.ok("/v1/oauth2_authenticate", exchange)["oidcToken"]
+    signed_up = proxy.ok(
+        "/v1/signup_v2",
+        {
+            "apiKeys": [],
+            "authenticators": [],
+            "oauthProviders": [{"providerName": "X", "oidcToken": token}],
+        },
+    )
+    session = proxy.ok(
+        "/v1/oauth_login", {"oidcToken": token, "publicKey": key.compressed_public_key}
+    )["session"]
+    assert proxy.session_claims(session)["organization_id"] == signed_up["organizationId"]
+    # a code is used once; an app without a credential in the parent is a 404
+    assert error_of(proxy.post("/v1/oauth2_authenticate", exchange))[:2] == (400, 3)
+    missing = {**exchange, "clientId": "someone-else"}
+    assert error_of(proxy.post("/v1/oauth2_authenticate", missing))[:2] == (404, 5)
+    proxy.control(
+        "auth_proxy/configure", {"configId": proxy.config_id, "enabledProviders": ["google"]}
+    )
+    assert error_of(proxy.post("/v1/oauth2_authenticate", exchange)) == (
+        403,
+        7,
+        "x sign-in is not enabled in this Auth Proxy config",
+    )
+
+
 # ----- configuration --------------------------------------------------------------------
 
 
@@ -357,7 +415,7 @@ def test_the_config_id_header_is_required_and_must_be_known(proxy):
     ("endpoint", "body", "status", "code"),
     [
         ("/v1/nothing", {}, 404, 5),
-        ("/v1/oauth2_authenticate", {}, 501, 12),
+        ("/v1/oauth2_authenticate", {}, 400, 3),
         ("/v1/otp_init_v2", b"{not json", 400, 3),
         ("/v1/otp_init_v2", b"[1]", 400, 3),
         ("/v1/otp_init_v2", {"otpType": "OTP_TYPE_PIGEON", "contact": EMAIL}, 400, 3),

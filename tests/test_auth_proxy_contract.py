@@ -19,6 +19,7 @@ from emulator.testing.client_crypto import (
 )
 
 from .authproxy import Proxy, proxy_served
+from .test_auth_proxy import x_login_code
 
 CONTRACT = json.loads(
     (Path(__file__).parent.parent / "fixtures" / "auth-proxy-openapi.json").read_text()
@@ -116,8 +117,20 @@ def test_every_answer_has_the_documented_fields(proxy):
     )
     client.ok("/v1/oauth_login", {"oidcToken": login, "publicKey": oauth.compressed_public_key})
 
-    served = set(client.answers)
-    assert served == set(CONTRACT) - {"/v1/oauth2_authenticate"}  # not emulated: 501
+    redirect = "http://localhost:5173/auth/x"
+    app, code, verifier = x_login_code(client, redirect)
+    client.ok(
+        "/v1/oauth2_authenticate",
+        {
+            **app,
+            "authCode": code,
+            "redirectUri": redirect,
+            "codeVerifier": verifier,
+            "nonce": emu.oidc.nonce_for(oauth.compressed_public_key),
+        },
+    )
+
+    assert set(client.answers) == set(CONTRACT)
     for endpoint, answers in client.answers.items():
         response = CONTRACT[endpoint]["response"]
         for answer in answers:
@@ -126,11 +139,7 @@ def test_every_answer_has_the_documented_fields(proxy):
 
 @pytest.mark.parametrize(
     "endpoint",
-    [
-        e
-        for e in sorted(CONTRACT)
-        if CONTRACT[e]["request"]["required"] and e != "/v1/oauth2_authenticate"
-    ],
+    [e for e in sorted(CONTRACT) if CONTRACT[e]["request"]["required"]],
 )
 def test_every_required_request_field_is_required(proxy, endpoint):
     answer = proxy.post(endpoint, {})

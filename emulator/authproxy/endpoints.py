@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import UNIMPLEMENTED, InvalidArgument, NotFound, PermissionDenied, TurnkeyApiError
+from ..errors import InvalidArgument, NotFound, PermissionDenied
 from ..schema import Array, Boolean, Enum, Object, String, obj, opt
 from .config import EMAIL, PASSKEY, SMS, WALLET
 from .run import Run, checked, disabled, token_claims
@@ -199,12 +199,42 @@ def _oauth_login(run: Run, params: Json) -> Json:
     return {"session": result["session"]}
 
 
+OAUTH2_PROVIDERS = {"OAUTH2_PROVIDER_X": "x", "OAUTH2_PROVIDER_DISCORD": "discord"}
+_OAUTH2_AUTHENTICATE = obj(
+    provider=Enum(tuple(OAUTH2_PROVIDERS)),
+    authCode=String(),
+    redirectUri=String(),
+    codeVerifier=String(),
+    nonce=String(),
+    clientId=String(),
+)
+
+
 def _oauth2_authenticate(run: Run, params: Json) -> Json:
-    raise TurnkeyApiError(
-        UNIMPLEMENTED,
-        "OAuth 2.0 code exchange (/v1/oauth2_authenticate) is not emulated: sign in with an "
-        "OIDC token of the built-in test issuer",
-    )
+    """The parent's OAuth 2.0 credential of this provider and client id exchanges the code
+    (``oauth2_authenticate``): an OIDC token Turnkey minted, for ``oauth_login``."""
+    params = checked(_OAUTH2_AUTHENTICATE, params)
+    run.require(OAUTH2_PROVIDERS[params["provider"]])
+    credentials = run.query("list_oauth2_credentials", {})["oauth2Credentials"]
+    found = [
+        c
+        for c in credentials
+        if (c["provider"], c["clientId"]) == (params["provider"], params["clientId"])
+    ]
+    if not found:
+        raise NotFound(
+            f"no OAuth 2.0 credential for {params['provider']} client {params['clientId']} in "
+            "the Auth Proxy config's organization"
+        )
+    intent = {
+        "oauth2CredentialId": found[0]["oauth2CredentialId"],
+        "authCode": params["authCode"],
+        "redirectUri": params["redirectUri"],
+        "codeVerifier": params["codeVerifier"],
+        "nonce": params["nonce"],
+    }
+    result = run.activity("oauth2_authenticate", "ACTIVITY_TYPE_OAUTH2_AUTHENTICATE", intent)
+    return {"oidcToken": result["oidcToken"]}
 
 
 # ----- account and configuration -------------------------------------------------------

@@ -21,12 +21,13 @@ any other:
   ``/v1/oauth_login`` (OAUTH_LOGIN): a session of ``sessionExpirationSeconds`` in the
   user's sub-organization (``organizationId``, or the verified sub-organization of the
   token's contact, or the sub-organization of the OIDC identity);
+* ``/v1/oauth2_authenticate`` (OAUTH2_AUTHENTICATE): the parent's OAuth 2.0 credential
+  of that provider and client id exchanges an X or Discord code (the emulator's built-in
+  provider, ``emu.oauth2``) for an OIDC token Turnkey minted;
 * ``/v1/account``: the sub-organization of a filter (GET_SUB_ORG_IDS), or none;
 * ``/v1/wallet_kit_config`` and ``/v1/wallet_kit_client_params``: the configuration.
 
-``/v1/oauth2_authenticate`` (an OAuth 2.0 code exchange with X or Discord) is not
-emulated: it answers 501. A method the configuration does not enable is refused (403)
-before anything runs. Errors are the API's ``{code, message, details,
+A method the configuration does not enable is refused (403) before anything runs. Errors are the API's ``{code, message, details,
 turnkeyErrorCode}`` (the proxy's ``rpcStatus`` with the API's extra field).
 """
 
