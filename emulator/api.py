@@ -44,6 +44,7 @@ from .testing.outbox import Outbox
 from .world import DEFAULT_TIMESTAMP_WINDOW_S, Checkpoint, Settings, World
 
 if TYPE_CHECKING:  # the engine, passkeys and state files load on first use (import time)
+    from .authproxy.service import AuthProxy
     from .crypto.stamps import ApiKeyStamp
     from .crypto.webauthn import WebauthnStamp
     from .ops import Operation
@@ -123,6 +124,7 @@ class Emulator(OperationMethods):
         self._first_org_id: str | None = None
         self._last_timestamp_ms = 0
         self._stamps: dict[ApiKeyPair, ApiKeyStamp | WebauthnStamp] = {}
+        self._auth_proxy: AuthProxy | None = None
 
     # ----- the world --------------------------------------------------------
 
@@ -150,6 +152,17 @@ class Emulator(OperationMethods):
         """Every e-mail and SMS the service would have sent (an observation like ``calls``:
         checkpoints, snapshots and saved documents leave it alone; ``reset`` empties it)."""
         return self._world.outbox
+
+    @property
+    def auth_proxy(self) -> AuthProxy:
+        """The Auth Proxy (``emulator/authproxy/``): its configurations, made with
+        ``auth_proxy.configure(...)``, are served under ``/authproxy/`` by ``serve``. They
+        are the server's configuration: ``reset`` and snapshots leave them alone."""
+        if self._auth_proxy is None:
+            from .authproxy.service import AuthProxy
+
+            self._auth_proxy = AuthProxy(self)
+        return self._auth_proxy
 
     @property
     def backdoor(self) -> Backdoor:

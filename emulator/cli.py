@@ -34,8 +34,11 @@ import sys
 from collections.abc import Sequence
 from urllib.parse import urlencode
 
+from . import jsontext
 from .api import Emulator, OrganizationHandle
+from .authproxy.config import AuthProxyConfig
 from .gc_tuning import freeze_survivors, freeze_young
+from .http.auth_proxy import PREFIX as AUTH_PROXY_PREFIX
 from .http.control import Control
 from .http.options import MIB, WireOptions
 from .http.server import StartupError, make_api_server
@@ -80,6 +83,19 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         default=600.0,
         help="seconds an activity's timestampMs may be off the clock (0 turns the check off)",
+    )
+    proxy = serve.add_argument_group("Auth Proxy (served under <baseUrl>/authproxy)")
+    proxy.add_argument(
+        "--auth-proxy",
+        action="store_true",
+        help="serve an Auth Proxy configuration for the organization, every sign-in method on;"
+        " its id is authProxyConfigId in the first line",
+    )
+    proxy.add_argument(
+        "--auth-proxy-config",
+        metavar="JSON",
+        help='the same, with these settings (wire names, e.g. \'{"enabledProviders":'
+        ' ["passkey", "email"], "sessionExpirationSeconds": 3600}\')',
     )
     wire = WireOptions()
     limits = serve.add_argument_group("HTTP limits and access")
@@ -197,6 +213,7 @@ def serve(args: argparse.Namespace) -> int:
         # layer); ``sync`` after a control request writes a reset, restore or moved clock.
         on_change = journal.sync if journal is not None else None
         control = Control(emulator, baseline=emulator.snapshot())
+        proxy_config = _auth_proxy(emulator, args)
         server = make_api_server(
             emulator.world,
             args.host,
@@ -228,6 +245,8 @@ def serve(args: argparse.Namespace) -> int:
                 "tlsFetcherEncryptPublicKey": emulator.enclave.tls_fetcher_encrypt_public_key,
                 "controlToken": options.control_token,
                 "dashboardUrl": dashboard_url(server.base_url, options.control_token),
+                "authProxyUrl": server.base_url + AUTH_PROXY_PREFIX if proxy_config else None,
+                "authProxyConfigId": proxy_config.config_id if proxy_config else None,
             }
         ),
         flush=True,
@@ -244,6 +263,19 @@ def dashboard_url(base_url: str, control_token: str | None) -> str:
     """The dashboard's address, with the control token for the page to take once."""
     url = f"{base_url}/emulator/ui/"
     return f"{url}?{urlencode({'token': control_token})}" if control_token else url
+
+
+def _auth_proxy(emulator: Emulator, args: argparse.Namespace) -> AuthProxyConfig | None:
+    """The Auth Proxy configuration ``--auth-proxy`` or ``--auth-proxy-config`` asks for."""
+    if args.auth_proxy_config is None and not args.auth_proxy:
+        return None
+    try:
+        settings = jsontext.loads(args.auth_proxy_config) if args.auth_proxy_config else {}
+    except ValueError as exc:
+        raise ValueError(f"--auth-proxy-config is not JSON: {exc}") from None
+    if not isinstance(settings, dict):
+        raise ValueError("--auth-proxy-config must be a JSON object")
+    return emulator.auth_proxy.configure(settings)
 
 
 def _one_line(error: BaseException) -> str:

@@ -20,11 +20,13 @@ the handler.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from . import messages, render
+from .crypto.attested import AttestedStamp
 from .crypto.stamps import ApiKeyStamp
 from .crypto.webauthn import WebauthnStamp
 from .errors import INTERNAL, InvalidArgument, NotFound, TurnkeyApiError, ValidationFailed
@@ -34,6 +36,7 @@ from .ops import ACTIVITY, Operation
 from .schema import Violations, check
 from .services import ip_allowlists, mfa, session_profiles
 from .services.activities import COMPLETED, check_timestamp, fingerprint, new_vote, record_activity
+from .services.attestation import ATTESTED_OPERATIONS, authenticate_attested
 from .services.auth import Caller, authenticate
 from .services.authorization import approval_of, authorize, check_voter_organization
 from .services.consensus import (
@@ -59,12 +62,12 @@ T = TypeVar("T")
 @dataclass(frozen=True, slots=True)
 class Request:
     """A parsed request: the operation, the JSON body, its exact bytes, the stamp (an API
-    key's ``X-Stamp`` or a passkey's ``X-Stamp-Webauthn``)."""
+    key's ``X-Stamp``, a passkey's ``X-Stamp-Webauthn`` or a token's ``X-Stamp-Attested``)."""
 
     operation: Operation
     body: Json
     raw: bytes
-    stamp: ApiKeyStamp | WebauthnStamp | None
+    stamp: ApiKeyStamp | WebauthnStamp | AttestedStamp | None
     check_signature: bool = True
     # The source address on the wire; None in-process (then ``world.client_ip``, a test seam).
     client_ip: str | None = None
@@ -78,6 +81,7 @@ def dispatch(world: World, request: Request) -> Json:
     op = request.operation
     with world.lock:
         started_ns = world.clock.now_ns()
+        started_wall_ns = time.perf_counter_ns()
         caller: Caller | None = None
         response: Json | None = None
         error: TurnkeyApiError | None = None
@@ -87,14 +91,21 @@ def dispatch(world: World, request: Request) -> Json:
                     messages.BAD_REQUEST_BODY, turnkey_error_code="REQUEST_INVALID"
                 )
             org = target_organization(world, request.body.get("organizationId"))
-            caller = authenticate(
-                world,
-                org,
-                request.stamp,
-                request.raw,
-                is_activity=op.kind == ACTIVITY,
-                check_signature=request.check_signature,
-            )
+            if isinstance(request.stamp, AttestedStamp):
+                caller = authenticate_attested(world, org, request.stamp, request.raw, op.name)
+                org = caller.organization  # a login addressed to the parent: the user's own
+            else:
+                caller = authenticate(
+                    world,
+                    org,
+                    request.stamp,
+                    request.raw,
+                    is_activity=op.kind == ACTIVITY,
+                    check_signature=request.check_signature,
+                    login=op.name in ATTESTED_OPERATIONS,
+                )
+                if caller.organization.parent_id == org.organization_id:  # a passkey login
+                    org = caller.organization
             ip_allowlists.enforce(
                 org, caller, request.client_ip if request.client_ip is not None else world.client_ip
             )
@@ -118,6 +129,7 @@ def dispatch(world: World, request: Request) -> Json:
                 caller=caller,
                 response=response,
                 error=error,
+                duration_ns=time.perf_counter_ns() - started_wall_ns,
             )
             error = None  # the traceback holds this frame: no cycle for the collector to find
 

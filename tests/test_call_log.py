@@ -29,7 +29,11 @@ def calls(emu: Emulator) -> CallLog:
 
 
 def fields(call: Call) -> dict:
-    return {name: getattr(call, name) for name in Call.__dataclass_fields__}
+    """A call's fields, its duration (wall time, never the same twice) checked apart."""
+    assert isinstance(call.duration_ns, int) and call.duration_ns > 0
+    return {
+        name: getattr(call, name) for name in Call.__dataclass_fields__ if name != "duration_ns"
+    }
 
 
 # ----- what one call records ---------------------------------------------------------

@@ -325,3 +325,55 @@ def test_reset_keeps_the_printed_credentials_working():
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_serve_with_an_auth_proxy_prints_its_url_and_config_id():
+    settings = json.dumps({"enabledProviders": ["email"], "sessionExpirationSeconds": 3600})
+    process, info = start("--auth-proxy-config", settings)
+    try:
+        assert info["authProxyUrl"] == info["baseUrl"] + "/authproxy"
+        answer = requests.post(
+            info["authProxyUrl"] + "/v1/wallet_kit_config",
+            json={},
+            headers={"X-Auth-Proxy-Config-ID": info["authProxyConfigId"]},
+            timeout=10,
+        )
+        assert answer.status_code == 200
+        assert answer.json()["enabledProviders"] == ["email"]
+        assert answer.json()["sessionExpirationSeconds"] == "3600"
+        assert answer.json()["organizationId"] == info["organizationId"]
+    finally:
+        process.terminate()
+        assert process.wait(timeout=10) == 0
+    process, info = start()
+    process.terminate()
+    process.wait(timeout=10)
+    assert (info["authProxyUrl"], info["authProxyConfigId"]) == (None, None)
+
+
+def test_a_bad_auth_proxy_config_is_a_start_up_error():
+    assert "--auth-proxy-config is not JSON" in serve_fails(
+        "--port", "0", "--auth-proxy-config", "{"
+    )
+    assert "unknown sign-in method 'pigeon'" in serve_fails(
+        "--port", "0", "--auth-proxy-config", '{"enabledProviders": ["pigeon"]}'
+    )
+
+
+def test_the_auth_proxy_config_id_is_the_same_after_a_restart_with_state(tmp_path):
+    ids = []
+    for _ in range(2):
+        process, info = start("--state", str(tmp_path / "state.db"), "--auth-proxy")
+        try:
+            answer = requests.post(
+                info["authProxyUrl"] + "/v1/otp_init_v2",
+                json={"otpType": "OTP_TYPE_EMAIL", "contact": "ada@example.com"},
+                headers={"X-Auth-Proxy-Config-ID": info["authProxyConfigId"]},
+                timeout=10,
+            )
+            assert answer.status_code == 200, answer.text
+            ids.append(info["authProxyConfigId"])
+        finally:
+            process.terminate()
+            assert process.wait(timeout=10) == 0
+    assert ids[0] == ids[1]

@@ -43,6 +43,7 @@ def test_facade_has_a_method_per_name(op):
 
 def test_facade_has_no_method_the_registry_does_not_know():
     plumbing = {
+        "auth_proxy",
         "backdoor",
         "call",
         "calls",

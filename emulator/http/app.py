@@ -15,6 +15,12 @@ from collections.abc import Mapping
 from http import HTTPStatus
 
 from .. import jsontext, messages
+from ..crypto.attested import (
+    ATTESTED_STAMP_HEADER,
+    AttestedStamp,
+    MalformedAttestedStamp,
+    parse_attested_stamp_header,
+)
 from ..crypto.stamps import ApiKeyStamp, MalformedStamp, parse_stamp_header
 from ..crypto.webauthn import (
     WEBAUTHN_STAMP_HEADER,
@@ -70,9 +76,10 @@ def handle(
         return error.status, json.dumps(error.body()).encode()
 
 
-def stamp_of(headers: Mapping[str, str]) -> ApiKeyStamp | WebauthnStamp | None:
+def stamp_of(headers: Mapping[str, str]) -> ApiKeyStamp | WebauthnStamp | AttestedStamp | None:
     """The request's stamp: ``X-Stamp`` (base64url JSON), else ``X-Stamp-Webauthn`` (plain
-    JSON), else none; a header that does not decode is the real 401."""
+    JSON), else ``X-Stamp-Attested`` (base64url JSON), else none; a header that does not
+    decode is the real 401."""
     header = headers.get("x-stamp")
     if header:
         try:
@@ -88,6 +95,14 @@ def stamp_of(headers: Mapping[str, str]) -> ApiKeyStamp | WebauthnStamp | None:
         except MalformedWebauthnStamp:
             raise Unauthenticated(
                 messages.MALFORMED_WEBAUTHN_STAMP, turnkey_error_code="UNAUTHENTICATED"
+            ) from None
+    attested_header = headers.get(ATTESTED_STAMP_HEADER.lower())
+    if attested_header:
+        try:
+            return parse_attested_stamp_header(attested_header)
+        except MalformedAttestedStamp:
+            raise Unauthenticated(
+                messages.MALFORMED_STAMP, turnkey_error_code="UNAUTHENTICATED"
             ) from None
     return None
 

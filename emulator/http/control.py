@@ -26,6 +26,10 @@ shape ``{code, message, details, turnkeyErrorCode}``.
   ``oauth2/authorize`` ``{provider, clientId, userId, redirectUri, codeChallenge,
   codeChallengeMethod?, expiresInSeconds?}`` → ``{code}``: that provider's user grants the
   app access (``emulator/testing/oauth2.py``).
+* ``auth_proxy`` (GET or POST) → ``{configs: [...]}``; ``auth_proxy/configure``
+  ``{configId?, organizationId?, enabledProviders?, sessionExpirationSeconds?, ...}`` →
+  the new configuration (or, with ``configId``, that one updated); see
+  ``emulator/authproxy/config.py``.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ PREFIX = "/emulator/v1/"
 Json = dict[str, Any]
 
 
-READABLE = frozenset({"health", "calls", "outbox"})
+READABLE = frozenset({"health", "calls", "outbox", "auth_proxy"})
 _CODES = {400: INVALID_ARGUMENT, 404: NOT_FOUND, 405: UNIMPLEMENTED, 501: UNIMPLEMENTED}
 
 
@@ -227,6 +231,18 @@ class Control:
         )
         return {"code": code}
 
+    def _auth_proxy(self, params: Json) -> Json:
+        return {"configs": [c.to_json() for c in self.emulator.auth_proxy.configs()]}
+
+    def _auth_proxy_configure(self, params: Json) -> Json:
+        proxy = self.emulator.auth_proxy
+        config_id = params.pop("configId", None)
+        if config_id is None:
+            return proxy.configure(params).to_json()
+        if proxy.config(config_id) is None:
+            raise ControlError(404, f"no Auth Proxy config {config_id!r}")
+        return proxy.update(config_id, params).to_json()
+
     _ACTIONS = {
         "health": _health,
         "reset": _reset,
@@ -241,6 +257,8 @@ class Control:
         "outbox/clear": _outbox_clear,
         "oauth2/clients": _oauth2_clients,
         "oauth2/authorize": _oauth2_authorize,
+        "auth_proxy": _auth_proxy,
+        "auth_proxy/configure": _auth_proxy_configure,
     }
 
 

@@ -3,6 +3,8 @@
 * ``/public/...``: the API (``app.handle``). Every answer carries the CORS headers a
   browser needs when the request came from an allowed origin, errors included, and an
   ``OPTIONS`` preflight is answered with the methods and headers the official SDKs use.
+* ``/authproxy/...``: the Auth Proxy of the served emulator (``auth_proxy.py``), where
+  there is a control plane (its emulator).
 * ``/emulator/v1/...``: the control plane (``control.py``), only for the machine the
   server runs on: the ``Host`` must be the bound address or localhost, a foreign
   ``Origin`` is refused, a POST must be ``application/json`` (a cross-site form or
@@ -31,6 +33,7 @@ from ..errors import (
 )
 from ..ops.registry import SUBMIT_PREFIX
 from ..world import World
+from . import auth_proxy
 from .app import handle
 from .control import PREFIX as CONTROL_PREFIX
 from .control import Control
@@ -110,6 +113,12 @@ class Site:
             return self._control(method, path, headers, body)
         if self.control is not None and (path == "/" or path.startswith(DASHBOARD_PREFIX)):
             return self._dashboard(method, path, headers, body)
+        if auth_proxy.is_auth_proxy_path(path) and self.control is not None:
+            proxy = self.control.emulator.auth_proxy
+            answer = auth_proxy.respond(proxy, self.options, method, path, headers, body)
+            if answer[0] == 200 and self.on_change is not None:
+                self.on_change()
+            return answer
         cors = self.cors_headers(path, headers)
         if method == "OPTIONS" and path.startswith(PUBLIC_PREFIX):
             return self._preflight(headers, cors)

@@ -19,15 +19,17 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .. import messages
+from ..crypto.attested import AttestedStamp
 from ..crypto.stamps import ApiKeyStamp, verify_stamp
 from ..crypto.webauthn import AssertionInvalid, WebauthnStamp, same_credential_id, verify_assertion
 from ..errors import NotFound, Unauthenticated
 from ..models import ApiKey, Authenticator, Organization, User
 from ..world import World
 
-#: Either kind of stamp. Both give a vote its ``public_key``, ``signature`` and ``scheme``
-#: (a passkey's ``public_key`` is its stored COSE key once it is found).
-Stamp = ApiKeyStamp | WebauthnStamp
+#: Any kind of stamp. Each gives a vote its ``public_key``, ``signature`` and ``scheme``
+#: (a passkey's ``public_key`` is its stored COSE key once it is found). An attested
+#: stamp is authenticated by ``services/attestation.py``.
+Stamp = ApiKeyStamp | WebauthnStamp | AttestedStamp
 WEBAUTHN_ORIGINS = "FEATURE_NAME_WEBAUTHN_ORIGINS"
 
 
@@ -51,13 +53,18 @@ def authenticate(
     *,
     is_activity: bool,
     check_signature: bool = True,
+    login: bool = False,
 ) -> Caller:
-    """The caller behind ``stamp``, or the real service's 401 (404 for an unknown passkey)."""
+    """The caller behind ``stamp``, or the real service's 401 (404 for an unknown passkey).
+    A ``login`` (``stamp_login``) with a passkey also finds it in the target's
+    sub-organizations: the caller is then that sub-organization's user."""
     if stamp is None:
         message = messages.NO_STAMP_ACTIVITY if is_activity else messages.NO_STAMP_QUERY
         raise Unauthenticated(message, turnkey_error_code="SIGNATURE_MISSING")
     if isinstance(stamp, WebauthnStamp):
-        return _authenticate_passkey(world, target, stamp, body, check_signature)
+        return _authenticate_passkey(world, target, stamp, body, check_signature, login)
+    if isinstance(stamp, AttestedStamp):
+        raise Unauthenticated(messages.BAD_SIGNATURE, turnkey_error_code="SIGNATURE_INVALID")
     caller, key = _find_key(world, target, stamp)
     if key.curve != stamp.curve:
         raise Unauthenticated(messages.BAD_SIGNATURE, turnkey_error_code="SIGNATURE_INVALID")
@@ -89,9 +96,14 @@ def _find_key(world: World, target: Organization, stamp: ApiKeyStamp) -> tuple[C
 
 
 def _authenticate_passkey(
-    world: World, target: Organization, stamp: WebauthnStamp, body: bytes, check_signature: bool
+    world: World,
+    target: Organization,
+    stamp: WebauthnStamp,
+    body: bytes,
+    check_signature: bool,
+    login: bool = False,
 ) -> Caller:
-    org, user, authenticator = _find_authenticator(world, target, stamp.credential_id)
+    org, user, authenticator = _find_authenticator(world, target, stamp.credential_id, login)
     if check_signature:
         try:
             verify_assertion(
@@ -106,11 +118,17 @@ def _authenticate_passkey(
 
 
 def _find_authenticator(
-    world: World, target: Organization, credential_id: str
+    world: World, target: Organization, credential_id: str, login: bool = False
 ) -> tuple[Organization, User, Authenticator]:
-    """The passkey with ``credential_id`` in ``target``, else in its parent."""
-    for org_id in (target.organization_id, target.parent_id):
-        org = world.store.organizations.get(org_id) if org_id is not None else None
+    """The passkey with ``credential_id`` in ``target``, else in its parent (for a login,
+    else in one of its sub-organizations: ``@turnkey/core`` addresses a passkey login to
+    the parent organization it is configured with)."""
+    places = [world.store.organizations.get(target.parent_id or "")]
+    if login:
+        places += [
+            o for o in world.store.organizations.values() if o.parent_id == target.organization_id
+        ]
+    for org in (target, *places):
         if org is None:
             continue
         for user in org.users.values():

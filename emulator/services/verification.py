@@ -95,9 +95,11 @@ def issue(ctx: Context, otp: Otp, *, public_key: str | None, expiration_seconds:
 # ----- checking ------------------------------------------------------------------------
 
 
-def check(ctx: Context, token: str, *, encrypted_only: bool) -> Token:
+def check(ctx: Context, token: str, *, encrypted_only: bool, allow_used: bool = False) -> Token:
     """The token, once its signature, claims, expiry, organization and first use check
-    out; ``encrypted_only`` refuses tokens of the legacy (plaintext) OTP flow."""
+    out; ``encrypted_only`` refuses tokens of the legacy (plaintext) OTP flow;
+    ``allow_used`` skips the first-use check (an attested stamp presents the token as
+    proof of its key, ``services/attestation.py``)."""
     invalid = InvalidArgument(messages.INVALID_VERIFICATION_TOKEN, turnkey_error_code="")
     tls_fetcher = ctx.world.enclave.key(TLS_FETCHER).public_key()
     try:
@@ -122,7 +124,7 @@ def check(ctx: Context, token: str, *, encrypted_only: bool) -> Token:
             ),
             turnkey_error_code="ORGANIZATION_MISMATCH",
         )
-    if otp.token_used:
+    if otp.token_used and not allow_used:
         raise InvalidArgument(messages.VERIFICATION_TOKEN_USED)
     if encrypted_only and otp.legacy:
         raise InvalidArgument(messages.LEGACY_VERIFICATION_TOKEN)

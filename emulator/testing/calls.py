@@ -59,6 +59,9 @@ class Call:
     activity_status: str | None
     result: dict[str, Any] | None = field(repr=False)
     request: Any = field(repr=False)
+    # Wall time the dispatcher spent on it (``time.perf_counter_ns``, not the emulator's
+    # clock), where the dispatcher measured it: the engine's share of a request.
+    duration_ns: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -121,6 +124,7 @@ class CallLog:
         caller: Any,
         response: dict[str, Any] | None = None,
         error: Any = None,
+        duration_ns: int | None = None,
     ) -> Call:
         """Append one call: ``response`` for a success, ``error`` (a ``TurnkeyApiError``)
         otherwise. ``caller`` is the authenticated ``services.auth.Caller`` or ``None``."""
@@ -158,6 +162,7 @@ class CallLog:
                 activity_status,
                 response,
                 request,
+                duration_ns,
             )
             entries = self._entries
             entries.append(call)
