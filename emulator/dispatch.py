@@ -36,7 +36,7 @@ from .ops import ACTIVITY, Operation
 from .schema import Violations, check
 from .services import ip_allowlists, mfa, session_profiles
 from .services.activities import COMPLETED, check_timestamp, fingerprint, new_vote, record_activity
-from .services.attestation import ATTESTED_OPERATIONS, authenticate_attested
+from .services.attestation import authenticate_attested
 from .services.auth import Caller, authenticate
 from .services.authorization import approval_of, authorize, check_voter_organization
 from .services.consensus import (
@@ -102,7 +102,7 @@ def dispatch(world: World, request: Request) -> Json:
                     request.raw,
                     is_activity=op.kind == ACTIVITY,
                     check_signature=request.check_signature,
-                    login=op.name in ATTESTED_OPERATIONS,
+                    login=op.name == "stamp_login",
                 )
                 if caller.organization.parent_id == org.organization_id:  # a passkey login
                     org = caller.organization

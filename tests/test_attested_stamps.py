@@ -189,13 +189,14 @@ def test_an_oidc_token_must_bind_the_key_by_its_nonce(proxy):
     assert (status, message) == (401, "could not verify attested stamp: invalid OIDC token")
 
 
-def test_only_stamp_login_takes_an_attested_stamp(proxy, signed_up):
+def test_only_stamp_login_and_approve_activity_take_an_attested_stamp(proxy, signed_up):
     made, key = signed_up
     body = json.dumps({"organizationId": made["organizationId"]}).encode()
     stamp = sign_attested_stamp(body, key.api_key, made["token"], SCHEME_VERIFICATION_TOKEN)
     assert _refused(proxy, "query/whoami", body, stamp) == (
         401,
-        "could not verify attested stamp: an attested stamp authenticates ACTIVITY_TYPE_STAMP_LOGIN only",
+        "could not verify attested stamp: an attested stamp authenticates "
+        "ACTIVITY_TYPE_STAMP_LOGIN and ACTIVITY_TYPE_APPROVE_ACTIVITY only",
     )
 
 

@@ -39,7 +39,7 @@ from ..crypto.attested import (
     verify_attested_signature,
 )
 from ..errors import NotFound, TurnkeyApiError, Unauthenticated
-from ..models import Organization, User
+from ..models import AuthMethod, Organization, User
 from ..transaction import Transaction
 from ..world import World
 from . import otp as otps
@@ -48,7 +48,13 @@ from .auth import Caller
 from .context import Context
 from .oidc import verify_token
 
-ATTESTED_OPERATIONS = frozenset({"stamp_login"})
+# stamp_login, and approve_activity, the way a user proves an OTP or OAuth factor that an MFA
+# policy asks for (features/authentication/mfa/satisfying-mfa).
+ATTESTED_OPERATIONS = frozenset({"stamp_login", "approve_activity"})
+_OTP_METHODS = {
+    otps.EMAIL_OTP: "AUTHENTICATION_TYPE_EMAIL_OTP",
+    otps.SMS_OTP: "AUTHENTICATION_TYPE_SMS_OTP",
+}
 ATTESTED_FAILURE = "could not verify attested stamp"
 
 
@@ -58,15 +64,18 @@ def authenticate_attested(
     """The caller behind an attested stamp, or the 401 (404 when no user has the
     token's identity in ``target``)."""
     if operation not in ATTESTED_OPERATIONS:
-        raise _refused("an attested stamp authenticates ACTIVITY_TYPE_STAMP_LOGIN only")
+        raise _refused(
+            "an attested stamp authenticates ACTIVITY_TYPE_STAMP_LOGIN and "
+            "ACTIVITY_TYPE_APPROVE_ACTIVITY only"
+        )
     if not verify_attested_signature(stamp, body):
         raise _refused("the signature does not verify under publicKey")
     now_ns = world.clock.now_ns()
     if stamp.scheme == SCHEME_VERIFICATION_TOKEN:
-        org, user = _verification_token_user(world, target, stamp, now_ns)
+        org, user, method = _verification_token_user(world, target, stamp, now_ns)
     else:
-        org, user = _oidc_user(world, target, stamp, now_ns)
-    return Caller(user, org, None, stamp)
+        org, user, method = _oidc_user(world, target, stamp, now_ns)
+    return Caller(user, org, None, stamp, attested=method)
 
 
 def _sub_organizations(world: World, parent: Organization) -> list[Organization]:
@@ -76,7 +85,7 @@ def _sub_organizations(world: World, parent: Organization) -> list[Organization]
 
 def _verification_token_user(
     world: World, target: Organization, stamp: AttestedStamp, now_ns: int
-) -> tuple[Organization, User]:
+) -> tuple[Organization, User, AuthMethod]:
     ctx = Context(world, target, None, now_ns, Transaction())  # type: ignore[arg-type]
     try:
         token = verification.check(ctx, stamp.attestation, encrypted_only=True, allow_used=True)
@@ -86,15 +95,16 @@ def _verification_token_user(
     if bound is None or not _same_key(bound, stamp.public_key):
         raise _refused("the verification token is not bound to publicKey")
     otp_type, contact = token.claims["verification_type"], token.claims["contact"]
+    method = AuthMethod(_OTP_METHODS[otp_type])
     try:
-        return target, otps.user_with_contact(target, otp_type, contact)
+        return target, otps.user_with_contact(target, otp_type, contact), method
     except NotFound:
         if token.issuer is not target:
             raise
         for sub in _sub_organizations(world, target):
             for user in sub.users.values():
                 if _has_verified_contact(user, otp_type, contact):
-                    return sub, user
+                    return sub, user, method
         raise
 
 
@@ -106,7 +116,7 @@ def _has_verified_contact(user: User, otp_type: str, contact: str) -> bool:
 
 def _oidc_user(
     world: World, target: Organization, stamp: AttestedStamp, now_ns: int
-) -> tuple[Organization, User]:
+) -> tuple[Organization, User, AuthMethod]:
     try:
         identity = verify_token(world, stamp.attestation, now_ns, public_key=stamp.public_key)
     except TurnkeyApiError as error:
@@ -119,7 +129,7 @@ def _oidc_user(
                     and provider.subject == identity.subject
                     and provider.audience in identity.audiences
                 ):
-                    return org, user
+                    return org, user, AuthMethod("AUTHENTICATION_TYPE_OAUTH", provider.provider_id)
     raise NotFound(messages.oauth_user_not_found(target.organization_id))
 
 

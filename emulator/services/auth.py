@@ -23,7 +23,7 @@ from ..crypto.attested import AttestedStamp
 from ..crypto.stamps import ApiKeyStamp, verify_stamp
 from ..crypto.webauthn import AssertionInvalid, WebauthnStamp, same_credential_id, verify_assertion
 from ..errors import NotFound, Unauthenticated
-from ..models import ApiKey, Authenticator, Organization, User
+from ..models import ApiKey, Authenticator, AuthMethod, Organization, User
 from ..world import World
 
 #: Any kind of stamp. Each gives a vote its ``public_key``, ``signature`` and ``scheme``
@@ -43,6 +43,9 @@ class Caller:
     api_key: ApiKey | None  # None for a passkey, or a proposer whose key is gone
     stamp: Stamp
     authenticator: Authenticator | None = None
+    # For an attested stamp: the method its token proves (an e-mail or SMS OTP, or an OAuth
+    # provider of the user), as MFA policies name it.
+    attested: AuthMethod | None = None
 
 
 def authenticate(

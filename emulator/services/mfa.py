@@ -10,8 +10,10 @@ The docs (features/authentication/mfa) are followed throughout:
 * A policy's steps are each satisfied by any one of its methods; every step must be. A
   credential is not used up: each step is checked against everything the user has
   presented on the activity (the stamp that proposed it, then each ``approve_activity``).
-* What a stamp presents: a passkey stamp ``AUTHENTICATION_TYPE_PASSKEY`` (its
-  authenticator's id); a long-lived API key ``AUTHENTICATION_TYPE_API_KEY`` (its id); a
+* What a stamp presents: an attested stamp (``X-Stamp-Attested``) what its token proves,
+  ``AUTHENTICATION_TYPE_EMAIL_OTP`` or ``_SMS_OTP`` (no id) for a verification token,
+  ``AUTHENTICATION_TYPE_OAUTH`` (the matching OAuth provider's id) for an OIDC token; a
+  passkey stamp ``AUTHENTICATION_TYPE_PASSKEY`` (its authenticator's id); a long-lived API key ``AUTHENTICATION_TYPE_API_KEY`` (its id); a
   key that a login or auth flow issued ``AUTHENTICATION_TYPE_SESSION`` (the id of the
   session profile it was issued with, or the default session's all-zero id). Sessions
   are not transitive: a session made with a passkey presents only the session.
@@ -66,6 +68,8 @@ Steps = tuple[tuple[AuthMethod, ...], ...]
 
 def presented(caller: Caller) -> AuthMethod:
     """The method the caller's stamp proves."""
+    if caller.attested is not None:
+        return caller.attested
     if caller.authenticator is not None:
         return AuthMethod(PASSKEY, caller.authenticator.authenticator_id)
     key = caller.api_key
