@@ -32,6 +32,7 @@ from .clock import Clock
 from .codec import camel, to_wire
 from .crypto.api_keys import P256, ApiKeyPair, key_pair_from_entropy, key_pair_from_private
 from .enclave import EnclaveKeys
+from .events.deliveries import Webhooks
 from .facade_engine import SCALARS, Engine, is_passkey, load_engine, operation_named, unsigned_stamp
 from .facade_generated import OperationMethods
 from .facade_runtime import fill_empty_lists
@@ -149,6 +150,24 @@ class Emulator(OperationMethods):
         """Every e-mail and SMS the service would have sent (an observation like ``calls``:
         checkpoints, snapshots and saved documents leave it alone; ``reset`` empties it)."""
         return self._world.outbox
+
+    @property
+    def webhooks(self) -> Webhooks:
+        """Webhook deliveries (``events/deliveries.py``): every one with its attempts
+        (``deliveries``, ``find``, ``last``), receivers for endpoint URLs (``route``), the
+        synchronous switch, ``wait``, ``run_due`` and the signing key (``jwks``)."""
+        return self._world.webhooks
+
+    def close(self) -> None:
+        """Stop the background work (the webhook sender's thread); the state stays usable,
+        and a later delivery starts it again."""
+        self._world.webhooks.close()
+
+    def __enter__(self) -> Emulator:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     @property
     def backdoor(self) -> Backdoor:
@@ -275,6 +294,7 @@ class Emulator(OperationMethods):
             self._world.calls.clear()
             self._world.faults.clear()
             self._world.outbox.clear()
+            self._world.webhooks.clear()
 
     def organization(self, organization_id: str | None = None) -> OrganizationHandle:
         """The handle of an organization made by ``create_organization`` (the first one by

@@ -28,6 +28,7 @@ from . import messages, render
 from .crypto.stamps import ApiKeyStamp
 from .crypto.webauthn import WebauthnStamp
 from .errors import INTERNAL, InvalidArgument, NotFound, TurnkeyApiError, ValidationFailed
+from .events import activity_updates
 from .ids import is_uuid, uuid7_from
 from .models import Activity, Organization
 from .ops import ACTIVITY, Operation
@@ -72,7 +73,17 @@ class Request:
 
 def dispatch(world: World, request: Request) -> Json:
     """The response body for ``request``; raise ``TurnkeyApiError`` for an error answer.
-    Either way the request is recorded in ``world.calls``."""
+    Either way the request is recorded in ``world.calls``. Webhook deliveries the request
+    caused are sent in the background, or here once the world is let go of when they are
+    synchronous (``events/deliveries.py``)."""
+    try:
+        return _dispatch(world, request)
+    finally:
+        if world.webhooks.has_due_work():
+            world.webhooks.run_due()
+
+
+def _dispatch(world: World, request: Request) -> Json:
     op = request.operation
     with world.lock:
         started_ns = world.clock.now_ns()
@@ -199,6 +210,7 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
             outcomes=outcomes_of(verdict),
         )
         world.store.add_activity(tx, org, activity)
+        activity_updates.note(world, tx, org, activity)
         return activity
 
     activity = _in_transaction(world, run)
@@ -269,6 +281,7 @@ def _faulted(
             failure=fault.failure() if fault.activity_status == FAILED else None,
         )
         world.store.add_activity(tx, org, activity)
+        activity_updates.note(world, tx, org, activity)
         return activity
 
     activity = _in_transaction(world, run)

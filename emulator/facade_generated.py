@@ -283,6 +283,21 @@ class CreateWalletAccountsResult(TypedDict):
     addresses: list[str]
 
 
+class _SubscriptionParamsRequired(TypedDict):
+    eventType: str
+
+
+class SubscriptionParams(_SubscriptionParamsRequired, total=False):
+    filtersJson: str
+    isActive: bool
+
+
+class CreateWebhookEndpointResult(TypedDict):
+    activity: dict[str, Any]
+    endpointId: str
+    webhookEndpoint: Any
+
+
 class DeleteInvitationResult(TypedDict):
     activity: dict[str, Any]
     invitationId: str
@@ -323,6 +338,11 @@ class DeleteWalletAccountsResult(TypedDict):
 class DeleteWalletsResult(TypedDict):
     activity: dict[str, Any]
     walletIds: list[str]
+
+
+class DeleteWebhookEndpointResult(TypedDict):
+    activity: dict[str, Any]
+    endpointId: str
 
 
 class _EmailAuthEmailCustomizationParamsRequired(TypedDict):
@@ -587,6 +607,11 @@ class ListWalletAccountsResult(TypedDict):
 class ListWalletsResult(TypedDict):
     activity: dict[str, Any]
     wallets: list[dict[str, Any]]
+
+
+class ListWebhookEndpointsResult(TypedDict):
+    activity: dict[str, Any]
+    webhookEndpoints: list[dict[str, Any]]
 
 
 class OauthResult(TypedDict):
@@ -1055,6 +1080,24 @@ class OperationMethods:
             self._run_operation("create_wallet_accounts", {"walletId": wallet_id, "accounts": accounts, "persist": persist}, organization_id, caller, activity_type, timestamp_ms),
         )
 
+    @operation("create_webhook_endpoint")
+    def create_webhook_endpoint(
+        self,
+        *,
+        url: str,
+        name: str,
+        subscriptions: list[SubscriptionParams] | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> CreateWebhookEndpointResult:
+        """Create webhook endpoint (``/public/v1/submit/create_webhook_endpoint``)."""
+        return cast(
+            "CreateWebhookEndpointResult",
+            self._run_operation("create_webhook_endpoint", {"url": url, "name": name, "subscriptions": subscriptions}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
     @operation("delete_api_keys")
     def delete_api_keys(
         self,
@@ -1299,6 +1342,22 @@ class OperationMethods:
         return cast(
             "DeleteWalletsResult",
             self._run_operation("delete_wallets", {"walletIds": wallet_ids, "deleteWithoutExport": delete_without_export}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
+    @operation("delete_webhook_endpoint")
+    def delete_webhook_endpoint(
+        self,
+        *,
+        endpoint_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> DeleteWebhookEndpointResult:
+        """Delete webhook endpoint (``/public/v1/submit/delete_webhook_endpoint``)."""
+        return cast(
+            "DeleteWebhookEndpointResult",
+            self._run_operation("delete_webhook_endpoint", {"endpointId": endpoint_id}, organization_id, caller, activity_type, timestamp_ms),
         )
 
     @operation("email_auth")
@@ -2122,6 +2181,19 @@ class OperationMethods:
             self._run_operation("list_wallets", {}, organization_id, caller),
         )
 
+    @operation("list_webhook_endpoints")
+    def list_webhook_endpoints(
+        self,
+        *,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListWebhookEndpointsResult:
+        """List webhook endpoints (``/public/v1/query/list_webhook_endpoints``)."""
+        return cast(
+            "ListWebhookEndpointsResult",
+            self._run_operation("list_webhook_endpoints", {}, organization_id, caller),
+        )
+
     @operation("oauth")
     def oauth(
         self,
@@ -2566,6 +2638,25 @@ class OperationMethods:
         return cast(
             "UpdateWalletResult",
             self._run_operation("update_wallet", {"walletId": wallet_id, "walletName": wallet_name}, organization_id, caller, activity_type, timestamp_ms),
+        )
+
+    @operation("update_webhook_endpoint")
+    def update_webhook_endpoint(
+        self,
+        *,
+        endpoint_id: str,
+        url: str | None = None,
+        name: str | None = None,
+        is_active: bool | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT"] | None = None,
+        timestamp_ms: int | str | None = None,
+    ) -> CreateWebhookEndpointResult:
+        """Update webhook endpoint (``/public/v1/submit/update_webhook_endpoint``)."""
+        return cast(
+            "CreateWebhookEndpointResult",
+            self._run_operation("update_webhook_endpoint", {"endpointId": endpoint_id, "url": url, "name": name, "isActive": is_active}, organization_id, caller, activity_type, timestamp_ms),
         )
 
     @operation("verify_otp")

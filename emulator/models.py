@@ -253,6 +253,9 @@ class Activity:
     votes: list[Vote] = field(default_factory=list)
     failure: dict[str, Any] | None = None
     seed_intent: dict[str, Any] | None = None
+    # The enclaves' app proofs (``v1AppProof``), when the request asked for them
+    # (``generateAppProofs``; ``services/app_proofs.py``).
+    app_proofs: list[Any] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,6 +321,28 @@ class Secret:
     created_at: int
 
 
+@dataclass(frozen=True, slots=True)
+class WebhookSubscription:
+    """One event type an endpoint subscribes to (``v1WebhookSubscriptionParams``)."""
+
+    event_type: str
+    filters_json: str | None = None
+    is_active: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookEndpoint:
+    """A webhook endpoint of an organization: where its events are POSTed."""
+
+    endpoint_id: str
+    url: str
+    name: str
+    is_active: bool
+    subscriptions: tuple[WebhookSubscription, ...]
+    created_at: int
+    updated_at: int
+
+
 class NameIndex(dict):
     """A derived index, name -> record id, kept beside a collection so that a create checks
     uniqueness in constant time. Not saved: loading rebuilds it from the records."""
@@ -350,6 +375,7 @@ class Organization:
     session_profiles: dict[str, SessionProfile] = field(default_factory=dict)
     smart_contract_interfaces: dict[str, SmartContractInterface] = field(default_factory=dict)
     secrets: dict[str, Secret] = field(default_factory=dict)
+    webhook_endpoints: dict[str, WebhookEndpoint] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)

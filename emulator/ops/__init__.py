@@ -26,6 +26,7 @@ from . import (
     user_tags,
     users,
     wallets,
+    webhooks,
 )
 from .registry import ACTIVITY, QUERY, REGISTRY, Operation, Version, find_by_path
 
@@ -61,4 +62,5 @@ __all__ = [
     "user_tags",
     "users",
     "wallets",
+    "webhooks",
 ]

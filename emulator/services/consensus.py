@@ -17,6 +17,7 @@ from typing import Any
 
 from ..crypto.stamps import ApiKeyStamp
 from ..errors import TurnkeyApiError
+from ..events import activity_updates
 from ..models import Activity, Organization, PolicyOutcome, Vote
 from ..ops.registry import Operation, Version, find_by_activity_type
 from ..transaction import Transaction
@@ -99,6 +100,7 @@ def cast(
     tx.set(activity, "updated_at", now_ns)
     if vote.selection == REJECTED:
         tx.set(activity, "status", REJECTED_STATUS)
+        activity_updates.note(world, tx, org, activity)
         return
     found = find_by_activity_type(activity.activity_type)
     assert found is not None, activity.activity_type
@@ -119,6 +121,7 @@ def cast(
     vote.policy_outcomes = outcomes_of(verdict)
     if verdict.decision == ALLOW:
         _run_approved(world, org, activity, op, version, canonical, now_ns, tx)
+        activity_updates.note(world, tx, org, activity)
 
 
 def _run_approved(

@@ -1,0 +1,86 @@
+"""``ACTIVITY_UPDATES``: every committed activity status, POSTed to the subscribed endpoints.
+
+features/webhooks/overview.mdx: the delivery "contains the full activity object for the
+triggering event"; endpoints of a parent organization receive the events of the parent
+and of all its sub-organizations, a sub-organization's endpoints only its own. Only active
+endpoints with an active ``ACTIVITY_UPDATES`` subscription receive them.
+
+An event is an activity recorded (COMPLETED, CONSENSUS_NEEDED, or the status a fault
+left), or a later status change (COMPLETED, FAILED or REJECTED after votes). It is noted
+in the activity's transaction and built by its commit hook, so an activity that rolls
+back (its request failed) sends nothing. The body is the activity as a viewer who is not
+a member sees it (``canApprove`` false), rendered at commit, so a later change does not
+alter an earlier delivery. ``filtersJson`` is kept and answered but filters nothing
+(its grammar is not documented).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from .. import render
+from ..models import Activity, Organization, WebhookEndpoint
+from ..store import Store
+from ..transaction import Transaction
+from ..world import World
+
+ACTIVITY_UPDATES = "ACTIVITY_UPDATES"
+BILLING_SCOPED = frozenset(
+    {"BALANCE_CONFIRMED_UPDATES", "BALANCE_FINALIZED_UPDATES", "SEND_TRANSACTION_STATUS_UPDATES"}
+)
+DOCUMENTED_EVENT_TYPES = frozenset({ACTIVITY_UPDATES, *BILLING_SCOPED})
+
+
+def _owners(store: Store, org: Organization) -> tuple[Organization, ...]:
+    parent = store.organizations.get(org.parent_id) if org.parent_id is not None else None
+    return (org,) if parent is None else (org, parent)
+
+
+def subscribed(store: Store, org: Organization) -> list[tuple[Organization, WebhookEndpoint]]:
+    """The endpoints that receive ``org``'s activity updates, with their organizations."""
+    found = []
+    for owner in _owners(store, org):
+        for endpoint in owner.webhook_endpoints.values():
+            if endpoint.is_active and any(
+                s.is_active and s.event_type == ACTIVITY_UPDATES for s in endpoint.subscriptions
+            ):
+                found.append((owner, endpoint))
+    return found
+
+
+def note(world: World, tx: Transaction, org: Organization, activity: Activity) -> None:
+    """Deliver ``activity`` as it stands when ``tx`` commits (nothing if it rolls back).
+    Costs two lookups when no endpoint could receive it."""
+    if not any(owner.webhook_endpoints for owner in _owners(world.store, org)):
+        return
+    tx.on_commit(lambda: emit(world, org, activity))
+
+
+def emit(world: World, org: Organization, activity: Activity) -> None:
+    targets = subscribed(world.store, org)
+    if not targets:
+        return
+    body = json.dumps(render.activity(activity, org, None), separators=(",", ":")).encode()
+    now_ns = world.clock.now_ns()
+    for owner, endpoint in targets:
+        world.webhooks.enqueue(
+            event_id=event_id(endpoint.endpoint_id, activity),
+            event_type=ACTIVITY_UPDATES,
+            endpoint_id=endpoint.endpoint_id,
+            organization_id=owner.organization_id,
+            url=endpoint.url,
+            body=body,
+            now_ns=now_ns,
+        )
+
+
+def event_id(endpoint_id: str, activity: Activity) -> str:
+    """A UUID naming this status of this activity for this endpoint: the same on every
+    retry, and the same run to run for a seeded emulator."""
+    seed = f"{endpoint_id}:{activity.activity_id}:{activity.status}:{activity.updated_at}"
+    digest = bytearray(hashlib.sha256(seed.encode()).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x80  # version 8 (custom), RFC 9562
+    digest[8] = (digest[8] & 0x3F) | 0x80
+    text = digest.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"

@@ -1,0 +1,463 @@
+"""Webhook deliveries: sent off the request path, retried on the emulator's clock, recorded.
+
+A committed event becomes one ``Delivery`` per subscribed endpoint (``enqueue``, called
+under the world's lock: it only appends). Attempts happen elsewhere, never under the
+world's lock and never inside a request: by a background thread (the default), or, with
+``synchronous`` on (``Settings.webhook_synchronous``), in the thread whose request caused
+the event, once that request has let go of the world (and in the thread that moves the
+clock, for retries that fall due). An activity never waits for, or fails because of, a
+receiver.
+
+Each attempt is signed afresh (``signing.py``) at the clock's time; the outcome follows the
+docs: ``2xx`` delivered; ``3xx``, ``4xx`` and ``429`` terminal failures (redirects are not
+followed); network errors, timeouts and ``5xx`` retried after each of
+``Settings.webhook_retry_delays_s`` in turn, on the emulator's clock (a frozen clock
+retries when it is advanced past the delay). ``X-Turnkey-Event-Id`` stays the same.
+
+Where a delivery goes: a URL routed with ``route(url, target)`` goes to the target, an
+in-process callable or another (local) URL; an unrouted loopback URL is POSTed to (urllib,
+over the loopback interface); any other URL is not contacted (the emulator reaches no host
+outside this machine) and its delivery fails at once, saying so.
+
+Like the call log and the outbox, deliveries are observations, not state: checkpoints,
+snapshots and saved documents leave them alone; ``reset`` and ``clear`` forget them.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from ..services.webhook_urls import is_loopback_host
+from .signing import webhook_signer
+
+if TYPE_CHECKING:
+    from ..world import World
+
+Json = dict[str, Any]
+
+PENDING = "pending"
+DELIVERED = "delivered"
+FAILED = "failed"
+MAX_RECORDED = 10_000
+MAX_ANSWER_CHARS = 4096
+
+
+@dataclass(frozen=True)
+class WebhookRequest:
+    """What an in-process receiver gets: the URL, the headers and the exact body bytes."""
+
+    url: str
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        import json
+
+        return json.loads(self.body)
+
+
+# A receiver answers a status (None is 200), or (status, body).
+Receiver = Callable[[WebhookRequest], "int | tuple[int, str] | None"]
+
+
+@dataclass
+class Attempt:
+    """One try: when (the clock's milliseconds), what was sent, what came back."""
+
+    number: int
+    time_ms: int
+    headers: dict[str, str]
+    status: int | None = None
+    answer: str = ""
+    error: str | None = None
+    retryable: bool = False
+
+    def to_json(self) -> Json:
+        return {
+            "number": self.number,
+            "timeMs": self.time_ms,
+            "headers": dict(self.headers),
+            "status": self.status,
+            "answer": self.answer,
+            "error": self.error,
+        }
+
+
+@dataclass
+class Delivery:
+    """One event for one endpoint, with every attempt so far."""
+
+    id: str
+    event_id: str
+    event_type: str
+    endpoint_id: str
+    organization_id: str  # the endpoint's organization (X-Turnkey-Organization-Id)
+    url: str
+    body: bytes
+    created_ms: int
+    state: str = PENDING
+    attempts: list[Attempt] = field(default_factory=list)
+    due_ns: int | None = None  # the next attempt, on the emulator's clock
+
+    def json(self) -> Any:
+        import json
+
+        return json.loads(self.body)
+
+    def to_json(self) -> Json:
+        return {
+            "id": self.id,
+            "eventId": self.event_id,
+            "eventType": self.event_type,
+            "endpointId": self.endpoint_id,
+            "organizationId": self.organization_id,
+            "url": self.url,
+            "body": self.body.decode(),
+            "createdMs": self.created_ms,
+            "state": self.state,
+            "attempts": [a.to_json() for a in self.attempts],
+            "nextAttemptMs": None if self.due_ns is None else self.due_ns // 1_000_000,
+        }
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None  # a 3xx stays a 3xx: terminal, as on the real service
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
+
+
+class Webhooks:
+    """The deliveries of one world (``emu.webhooks``): route receivers, read what was sent."""
+
+    def __init__(self) -> None:
+        self._world: World | None = None
+        self._lock = threading.Condition(threading.Lock())
+        self._records: list[Delivery] = []
+        self._queue: list[Delivery] = []
+        self._in_flight = 0
+        self._seq = 0
+        self._routes: dict[str, Receiver | str] = {}
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def bind(self, world: World) -> None:
+        self._world = world
+
+    # ----- configuration -------------------------------------------------------------
+
+    @property
+    def synchronous(self) -> bool:
+        """Deliver in the thread whose request caused the event (deterministic tests)."""
+        return self._require_world().settings.webhook_synchronous
+
+    @synchronous.setter
+    def synchronous(self, value: bool) -> None:
+        self._require_world().settings.webhook_synchronous = bool(value)
+
+    def route(self, url: str, target: Receiver | str) -> None:
+        """Send what is delivered to ``url`` to ``target`` instead: a callable taking a
+        ``WebhookRequest`` (answering a status, ``(status, body)``, or ``None`` for 200), or
+        a local URL. The endpoint keeps its own URL, as the application configured it."""
+        if not (callable(target) or isinstance(target, str)):
+            raise TypeError("target must be a callable or a URL")
+        with self._lock:
+            self._routes[url] = target
+
+    def unroute(self, url: str) -> None:
+        with self._lock:
+            self._routes.pop(url, None)
+
+    def jwks(self) -> Json:
+        """The signing key as the discovery endpoint publishes it."""
+        return webhook_signer(self._require_world().enclave).jwks()
+
+    @property
+    def verification_key(self) -> dict[str, str]:
+        """``{keyId, publicKey, algorithm}``: the shape ``verifyTurnkeyWebhookSignature`` takes."""
+        signer = webhook_signer(self._require_world().enclave)
+        return {"keyId": signer.key_id, "publicKey": signer.public_key, "algorithm": "ed25519"}
+
+    # ----- the engine's side ----------------------------------------------------------
+
+    def enqueue(
+        self,
+        *,
+        event_id: str,
+        event_type: str,
+        endpoint_id: str,
+        organization_id: str,
+        url: str,
+        body: bytes,
+        now_ns: int,
+    ) -> None:
+        """A delivery due now (called under the world's lock: it only appends)."""
+        with self._lock:
+            self._seq += 1
+            delivery = Delivery(
+                id=f"delivery-{self._seq}",
+                event_id=event_id,
+                event_type=event_type,
+                endpoint_id=endpoint_id,
+                organization_id=organization_id,
+                url=url,
+                body=body,
+                created_ms=now_ns // 1_000_000,
+                due_ns=now_ns,
+            )
+            self._records.append(delivery)
+            if len(self._records) > MAX_RECORDED:
+                del self._records[: len(self._records) - MAX_RECORDED]
+            self._queue.append(delivery)
+            if not self.synchronous:
+                self._ensure_thread()
+                self._lock.notify_all()
+
+    def has_due_work(self) -> bool:
+        """Whether a synchronous run has anything queued (cheap; read without the lock)."""
+        return bool(self._queue) and self.synchronous
+
+    def clock_moved(self) -> None:
+        """The clock was moved: retries may be due."""
+        if not self._queue:
+            return
+        if self.synchronous:
+            self.run_due()
+        else:
+            with self._lock:
+                self._lock.notify_all()
+
+    def run_due(self) -> int:
+        """Make every attempt due now on the clock, in this thread; how many were made."""
+        made = 0
+        while True:
+            delivery = self._take_due()
+            if delivery is None:
+                return made
+            self._attempt(delivery)
+            made += 1
+
+    def wait(self, timeout: float = 10.0) -> bool:
+        """Wait (real seconds) until no attempt is due or in flight; in synchronous mode run
+        them here. False if the time ran out first. Retries set for later on a frozen clock
+        are not waited for: advance the clock."""
+        if self.synchronous:
+            self.run_due()
+            return True
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while self._in_flight or self._due_locked(self._now_ns()) is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._lock.notify_all()
+                self._lock.wait(min(left, 0.05))
+        return True
+
+    # ----- reading --------------------------------------------------------------------
+
+    @property
+    def deliveries(self) -> list[Delivery]:
+        """Every delivery, oldest first (a copy of the list)."""
+        with self._lock:
+            return list(self._records)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.deliveries)
+
+    def find(
+        self,
+        endpoint_id: str | None = None,
+        event_type: str | None = None,
+        state: str | None = None,
+        organization_id: str | None = None,
+        url: str | None = None,
+    ) -> list[Delivery]:
+        return [
+            d
+            for d in self.deliveries
+            if (endpoint_id is None or d.endpoint_id == endpoint_id)
+            and (event_type is None or d.event_type == event_type)
+            and (state is None or d.state == state)
+            and (organization_id is None or d.organization_id == organization_id)
+            and (url is None or d.url == url)
+        ]
+
+    def last(self, **filters: Any) -> Delivery | None:
+        found = self.find(**filters)
+        return found[-1] if found else None
+
+    def to_json(self, **filters: Any) -> Json:
+        return {"deliveries": [d.to_json() for d in self.find(**filters)]}
+
+    def clear(self) -> None:
+        """Forget every delivery, pending ones included (routes stay)."""
+        with self._lock:
+            self._records = []
+            self._queue = []
+            self._seq = 0
+            self._lock.notify_all()
+
+    def close(self) -> None:
+        """Stop the background thread (pending deliveries are dropped); idempotent."""
+        with self._lock:
+            self._closed = True
+            self._queue = []
+            thread, self._thread = self._thread, None
+            self._lock.notify_all()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=5)
+
+    def __repr__(self) -> str:
+        return f"Webhooks({len(self)} deliveries, {len(self._queue)} pending)"
+
+    # ----- internals ------------------------------------------------------------------
+
+    def _require_world(self) -> World:
+        if self._world is None:
+            raise RuntimeError("these webhooks belong to no world")
+        return self._world
+
+    def _now_ns(self) -> int:
+        return self._require_world().clock.now_ns()
+
+    def _due_locked(self, now_ns: int) -> Delivery | None:
+        for delivery in self._queue:
+            if delivery.due_ns is not None and delivery.due_ns <= now_ns:
+                return delivery
+        return None
+
+    def _take_due(self) -> Delivery | None:
+        with self._lock:
+            delivery = self._due_locked(self._now_ns())
+            if delivery is not None:
+                self._queue.remove(delivery)
+                self._in_flight += 1
+            return delivery
+
+    def _ensure_thread(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._closed = False
+            self._thread = threading.Thread(
+                target=self._run, name="turnkey-emulator-webhooks", daemon=True
+            )
+            self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                if self._closed or self._thread is not threading.current_thread():
+                    return
+                if not self._queue and not self._in_flight:  # idle: end, restart when needed
+                    self._lock.wait(1.0)
+                    if not self._queue and self._thread is threading.current_thread():
+                        self._thread = None
+                        return
+                    continue
+                if self.synchronous or self._due_locked(self._now_ns()) is None:
+                    self._lock.wait(self._sleep_s())
+                    continue
+            self.run_due()
+
+    def _sleep_s(self) -> float:
+        """Until the next retry falls due on a running clock (a frozen one is woken by
+        ``clock_moved``); at most a second."""
+        world = self._require_world()
+        pending = [d.due_ns for d in self._queue if d.due_ns is not None]
+        if not pending or world.clock.frozen:
+            return 1.0
+        return max(0.001, min(1.0, (min(pending) - world.clock.now_ns()) / 1e9))
+
+    def _attempt(self, delivery: Delivery) -> None:
+        world = self._require_world()
+        try:
+            now_ns = world.clock.now_ns()
+            headers = webhook_signer(world.enclave).headers(
+                organization_id=delivery.organization_id,
+                event_type=delivery.event_type,
+                event_id=delivery.event_id,
+                timestamp_ms=now_ns // 1_000_000,
+                body=delivery.body,
+            )
+            attempt = Attempt(len(delivery.attempts) + 1, now_ns // 1_000_000, headers)
+            self._send(delivery.url, attempt, delivery.body, world.settings.webhook_timeout_s)
+            delays = world.settings.webhook_retry_delays_s
+            with self._lock:
+                delivery.attempts.append(attempt)
+                if attempt.status is not None and 200 <= attempt.status < 300:
+                    delivery.state, delivery.due_ns = DELIVERED, None
+                elif attempt.retryable and len(delivery.attempts) <= len(delays):
+                    delay_ns = int(delays[len(delivery.attempts) - 1] * 1e9)
+                    delivery.due_ns = now_ns + delay_ns
+                    if not self._closed and delivery in self._records:
+                        self._queue.append(delivery)
+                else:
+                    delivery.state, delivery.due_ns = FAILED, None
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+                self._lock.notify_all()
+
+    def _send(self, url: str, attempt: Attempt, body: bytes, timeout_s: float) -> None:
+        """Fill ``attempt`` with the receiver's answer (or the error)."""
+        with self._lock:
+            target = self._routes.get(url, url)
+        if callable(target):
+            _call_receiver(target, url, attempt, body)
+            return
+        host = urlsplit(target).hostname or ""
+        if not is_loopback_host(host):
+            attempt.error = (
+                f"not sent: the emulator reaches no host outside this machine ({host}); "
+                "route the URL to a receiver with emu.webhooks.route(url, target)"
+            )
+            return
+        _post(target, attempt, body, timeout_s)
+
+
+def _call_receiver(receiver: Receiver, url: str, attempt: Attempt, body: bytes) -> None:
+    try:
+        answer = receiver(WebhookRequest(url, dict(attempt.headers), body))
+    except TimeoutError:
+        attempt.error, attempt.retryable = "timed out", True
+        return
+    except Exception as error:  # the receiver's failure is the delivery's, never ours
+        attempt.error, attempt.retryable = f"receiver raised {type(error).__name__}", True
+        return
+    status, text = answer if isinstance(answer, tuple) else (answer, "")
+    attempt.status = 200 if status is None else int(status)
+    attempt.answer = str(text)[:MAX_ANSWER_CHARS]
+    attempt.retryable = attempt.status >= 500
+
+
+def _post(url: str, attempt: Attempt, body: bytes, timeout_s: float) -> None:
+    request = urllib.request.Request(url, data=body, headers=attempt.headers, method="POST")
+    try:
+        with _OPENER.open(request, timeout=timeout_s) as answer:
+            attempt.status = answer.status
+            attempt.answer = answer.read(MAX_ANSWER_CHARS).decode("utf-8", "replace")
+    except urllib.error.HTTPError as error:
+        attempt.status = error.code
+        attempt.answer = error.read(MAX_ANSWER_CHARS).decode("utf-8", "replace")
+        attempt.retryable = error.code >= 500
+        error.close()
+    except TimeoutError:
+        attempt.error, attempt.retryable = "timed out", True
+    except (urllib.error.URLError, OSError) as error:
+        reason = getattr(error, "reason", error)
+        if isinstance(reason, TimeoutError):
+            attempt.error = "timed out"
+        else:
+            attempt.error = f"network error: {reason}"
+        attempt.retryable = True
