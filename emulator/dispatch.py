@@ -29,11 +29,12 @@ from .crypto.stamps import ApiKeyStamp
 from .crypto.webauthn import WebauthnStamp
 from .errors import INTERNAL, InvalidArgument, NotFound, TurnkeyApiError, ValidationFailed
 from .events import activity_updates
+from .events.deliveries import deliver_synchronously
 from .ids import is_uuid, uuid7_from
 from .models import Activity, Organization
 from .ops import ACTIVITY, Operation
 from .schema import Violations, check
-from .services import ip_allowlists, session_profiles
+from .services import app_proofs, ip_allowlists, session_profiles
 from .services.activities import COMPLETED, check_timestamp, fingerprint, new_vote, record_activity
 from .services.auth import Caller, authenticate
 from .services.authorization import approval_of, authorize, check_voter_organization
@@ -79,8 +80,7 @@ def dispatch(world: World, request: Request) -> Json:
     try:
         return _dispatch(world, request)
     finally:
-        if world.webhooks.has_due_work():
-            world.webhooks.run_due()
+        deliver_synchronously(world)
 
 
 def _dispatch(world: World, request: Request) -> Json:
@@ -209,6 +209,10 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
             now_ns=now_ns,
             outcomes=outcomes_of(verdict),
         )
+        if allowed and body.get("generateAppProofs") is True:
+            activity.app_proofs = app_proofs.for_activity(
+                world, org, activity, request.raw, canonical
+            )
         world.store.add_activity(tx, org, activity)
         activity_updates.note(world, tx, org, activity)
         return activity

@@ -580,3 +580,12 @@ def invalid_webhook_filters(index: int) -> str:
 
 def webhook_endpoint_limit(limit: int) -> str:
     return f"an organization may have at most {limit} webhook endpoints"
+
+
+# --- proofs (texts ours) -------------------------------------------------------------------------
+def boot_proof_not_found(ephemeral_key: str) -> str:
+    return f"no boot proof found for ephemeral key {ephemeral_key}"
+
+
+def enclave_app_not_found(app_name: str, known: tuple[str, ...]) -> str:
+    return f"no boot proof found for enclave app {app_name!r} (known: {', '.join(known)})"

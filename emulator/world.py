@@ -119,6 +119,7 @@ class World:
 
     def __post_init__(self) -> None:
         self.webhooks.bind(self)
+        self.outbox.clock = self.clock
         self.clock.listener = self.webhooks.clock_moved
 
     def transaction(self) -> Transaction:

@@ -176,6 +176,10 @@ class Webhooks:
         with self._lock:
             self._routes.pop(url, None)
 
+    def unroute_all(self) -> None:
+        with self._lock:
+            self._routes.clear()
+
     def jwks(self) -> Json:
         """The signing key as the discovery endpoint publishes it."""
         return webhook_signer(self._require_world().enclave).jwks()
@@ -461,3 +465,16 @@ def _post(url: str, attempt: Attempt, body: bytes, timeout_s: float) -> None:
         else:
             attempt.error = f"network error: {reason}"
         attempt.retryable = True
+
+
+def deliver_synchronously(world: World) -> None:
+    """Make the due attempts of a synchronous world in this thread, unless this thread still
+    holds the world's lock (then its outermost caller does it, once it lets go)."""
+    webhooks = world.webhooks
+    if webhooks.has_due_work() and not _owned(world.lock):
+        webhooks.run_due()
+
+
+def _owned(lock: Any) -> bool:
+    is_owned = getattr(lock, "_is_owned", None)
+    return bool(is_owned()) if is_owned is not None else False

@@ -21,6 +21,12 @@ shape ``{code, message, details, turnkeyErrorCode}``.
   [...]}``, the e-mails and SMS the service would have sent, oldest first (each ``{id,
   timeNs, timeMs, channel, to, senderAddress, senderName, replyTo, template,
   organizationId, fields}``; see ``emulator/testing/outbox.py``); ``outbox/clear``.
+* ``webhooks`` ``{endpointId?, eventType?, state?, organizationId?}`` (GET or POST) →
+  ``{deliveries: [...]}``, every webhook delivery with its attempts (each ``{id, eventId,
+  eventType, endpointId, organizationId, url, body, createdMs, state, attempts: [{number,
+  timeMs, headers, status, answer, error}], nextAttemptMs}``; ``events/deliveries.py``);
+  ``webhooks/clear``; ``webhooks/run`` ``{synchronous?, timeoutSeconds?}`` → ``{settled,
+  synchronous}`` (sets the switch, then waits until no attempt is due).
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ PREFIX = "/emulator/v1/"
 Json = dict[str, Any]
 
 
-READABLE = frozenset({"health", "calls", "outbox"})
+READABLE = frozenset({"health", "calls", "outbox", "webhooks"})
 _CODES = {400: INVALID_ARGUMENT, 404: NOT_FOUND, 405: UNIMPLEMENTED, 501: UNIMPLEMENTED}
 
 
@@ -194,6 +200,27 @@ class Control:
         self.emulator.world.outbox.clear()
         return {}
 
+    def _webhooks(self, params: Json) -> Json:
+        filters = {
+            "endpoint_id": params.get("endpointId"),
+            "event_type": params.get("eventType"),
+            "state": params.get("state"),
+            "organization_id": params.get("organizationId"),
+        }
+        webhooks = self.emulator.world.webhooks
+        return webhooks.to_json(**{k: v for k, v in filters.items() if v})
+
+    def _webhooks_clear(self, params: Json) -> Json:
+        self.emulator.world.webhooks.clear()
+        return {}
+
+    def _webhooks_run(self, params: Json) -> Json:
+        webhooks = self.emulator.world.webhooks
+        if "synchronous" in params:
+            webhooks.synchronous = bool(params["synchronous"])
+        done = webhooks.wait(float(params.get("timeoutSeconds", 10)))
+        return {"settled": done, "synchronous": webhooks.synchronous}
+
     _ACTIONS = {
         "health": _health,
         "reset": _reset,
@@ -206,6 +233,9 @@ class Control:
         "faults/clear": _faults_clear,
         "outbox": _outbox,
         "outbox/clear": _outbox_clear,
+        "webhooks": _webhooks,
+        "webhooks/clear": _webhooks_clear,
+        "webhooks/run": _webhooks_run,
     }
 
 

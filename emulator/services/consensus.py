@@ -13,6 +13,7 @@ again, and the activity itself never expires.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..crypto.stamps import ApiKeyStamp
@@ -22,6 +23,7 @@ from ..models import Activity, Organization, PolicyOutcome, Vote
 from ..ops.registry import Operation, Version, find_by_activity_type
 from ..transaction import Transaction
 from ..world import World
+from . import app_proofs
 from .auth import Caller
 from .authorization import authorize
 from .context import Context
@@ -121,7 +123,20 @@ def cast(
     vote.policy_outcomes = outcomes_of(verdict)
     if verdict.decision == ALLOW:
         _run_approved(world, org, activity, op, version, canonical, now_ns, tx)
+        if activity.status == COMPLETED_STATUS and _asked_for_proofs(proposer):
+            raw = proposer.message.encode()
+            proofs = app_proofs.for_activity(world, org, activity, raw, canonical)
+            tx.set(activity, "app_proofs", proofs)
         activity_updates.note(world, tx, org, activity)
+
+
+def _asked_for_proofs(proposal: Vote) -> bool:
+    """Whether the proposer's request body had ``generateAppProofs: true``."""
+    try:
+        body = json.loads(proposal.message)
+    except ValueError:
+        return False
+    return isinstance(body, dict) and body.get("generateAppProofs") is True
 
 
 def _run_approved(
