@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from .. import jsontext
 from ..services.webhook_urls import is_loopback_host
 from .signing import webhook_signer
 
@@ -58,9 +59,7 @@ class WebhookRequest:
     body: bytes
 
     def json(self) -> Any:
-        import json
-
-        return json.loads(self.body)
+        return jsontext.loads(self.body)
 
 
 # A receiver answers a status (None is 200), or (status, body).
@@ -107,9 +106,7 @@ class Delivery:
     due_ns: int | None = None  # the next attempt, on the emulator's clock
 
     def json(self) -> Any:
-        import json
-
-        return json.loads(self.body)
+        return jsontext.loads(self.body)
 
     def to_json(self) -> Json:
         return {

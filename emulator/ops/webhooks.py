@@ -12,11 +12,10 @@ but produce no deliveries. Deliveries themselves are ``emulator/events/``'s.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
-from .. import messages
+from .. import jsontext, messages
 from ..errors import InvalidArgument, NotFound, PermissionDenied
 from ..events.activity_updates import BILLING_SCOPED
 from ..models import Organization, WebhookEndpoint, WebhookSubscription
@@ -92,7 +91,7 @@ def _subscriptions(ctx: Context, specs: list[Params]) -> tuple[WebhookSubscripti
         filters = spec.get("filtersJson")
         if filters:
             try:
-                parsed = json.loads(filters)
+                parsed = jsontext.loads(filters)
             except ValueError:
                 parsed = None
             if not isinstance(parsed, dict):

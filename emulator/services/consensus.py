@@ -13,9 +13,9 @@ again, and the activity itself never expires.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from .. import jsontext
 from ..crypto.stamps import ApiKeyStamp
 from ..errors import TurnkeyApiError
 from ..events import activity_updates
@@ -133,7 +133,7 @@ def cast(
 def _asked_for_proofs(proposal: Vote) -> bool:
     """Whether the proposer's request body had ``generateAppProofs: true``."""
     try:
-        body = json.loads(proposal.message)
+        body = jsontext.loads(proposal.message)
     except ValueError:
         return False
     return isinstance(body, dict) and body.get("generateAppProofs") is True

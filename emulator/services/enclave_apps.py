@@ -109,19 +109,17 @@ def _build(enclave: EnclaveKeys, name: str, secret: bytes) -> EnclaveApp:
 
 def _boot_proof(enclave: EnclaveKeys, made: EnclaveApp) -> dict:
     ephemeral = bytes.fromhex(made.ephemeral_public_key)
-    manifest = json.dumps(
-        {
-            "namespace": {"name": f"emulator/{made.name}", "nonce": 1},
-            "pivot": {
-                "hash": hashlib.sha256(f"turnkey-emulator {made.name}".encode()).hexdigest(),
-                "args": [],
-            },
-            "note": "turnkey-emulator: not a QOS manifest, not an enclave",
+    manifest_data = {
+        "namespace": {"name": f"emulator/{made.name}", "nonce": 1},
+        "pivot": {
+            "hash": hashlib.sha256(f"turnkey-emulator {made.name}".encode()).hexdigest(),
+            "args": [],
         },
-        separators=(",", ":"),
-    ).encode()
+        "note": "turnkey-emulator: not a QOS manifest, not an enclave",
+    }
+    manifest = json.dumps(manifest_data, separators=(",", ":")).encode()
     envelope = json.dumps(
-        {"manifest": json.loads(manifest), "manifestSetApprovals": [], "shareSetApprovals": []},
+        {"manifest": manifest_data, "manifestSetApprovals": [], "shareSetApprovals": []},
         separators=(",", ":"),
     ).encode()
     digest = hashlib.sha256(manifest).digest()
