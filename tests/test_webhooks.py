@@ -590,3 +590,35 @@ def test_the_jwks_and_the_control_endpoints(turnkey_emulator, controlled_server)
     assert requests.get(live_server + "/emulator/v1/webhooks", timeout=10).json() == {
         "deliveries": []
     }
+
+
+def test_the_python_sdk_manages_endpoints_and_reads_boot_proofs(turnkey_client, turnkey_org):
+    from turnkey_sdk_types import (
+        CreateWebhookEndpointBody,
+        DeleteWebhookEndpointBody,
+        GetLatestBootProofBody,
+        ListWebhookEndpointsBody,
+        UpdateWebhookEndpointBody,
+    )
+
+    made = turnkey_client.create_webhook_endpoint(
+        CreateWebhookEndpointBody(
+            url="https://hooks.example.com/sdk",
+            name="sdk",
+            subscriptions=[{"eventType": "ACTIVITY_UPDATES"}],
+        )
+    )
+    assert made.activity.status == COMPLETED
+    endpoint_id = made.activity.result.createWebhookEndpointResult.endpointId
+    turnkey_client.update_webhook_endpoint(
+        UpdateWebhookEndpointBody(endpointId=endpoint_id, isActive=False)
+    )
+    (listed,) = turnkey_client.list_webhook_endpoints(ListWebhookEndpointsBody()).webhookEndpoints
+    assert (listed.endpointId, listed.isActive, listed.organizationId) == (
+        endpoint_id,
+        False,
+        turnkey_org.organization_id,
+    )
+    turnkey_client.delete_webhook_endpoint(DeleteWebhookEndpointBody(endpointId=endpoint_id))
+    boot = turnkey_client.get_latest_boot_proof(GetLatestBootProofBody(appName="signer"))
+    assert boot.bootProof.enclaveApp == "signer"
