@@ -1,0 +1,181 @@
+"""Webhook deliveries: what a subscribed endpoint adds to an activity, and deliveries a second.
+
+**The request path.** The floor is the facade ``create_wallet(accounts=[])`` (a new name
+each call) on an emulator with no webhook endpoint. Beside it, in turn, call for call, the
+same on an emulator with one endpoint subscribed to ``ACTIVITY_UPDATES`` that points at a
+local receiver (another process, ``http.server``): the activity notes the event, and its
+commit renders the activity and queues one delivery; the background sender then signs and
+POSTs it. Each timed call is followed, outside the timed region, by
+``emu.webhooks.wait()`` so that the sender is idle when the next call starts: the row is
+the request's own cost. The issue's goal: the endpoint adds at most 0.1x the activity.
+
+**Back to back.** The same pair with no waiting: the sender works while the next
+activities run, and shares the interpreter (the GIL) with them; what a tight loop of
+activities pays on a 2-core machine while every one of them is being delivered.
+
+**Deliveries a second.** N activities are made on an emulator whose endpoint points at the
+receiver, then the clock runs until ``wait()`` says every delivery is made: N over that
+time. The floor is N plain ``urllib`` POSTs of the same body to the same receiver, one
+after another, in this process (a new connection each, as the sender makes): the
+emulator's rate over the raw rate. Both are taken twice, in turn.
+
+    python bench/events.py            # full run (a minute or two)
+    python bench/events.py --quick
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+
+from measuring import Goal, in_turn
+
+from emulator import Emulator
+
+GOAL = Goal(0.1, "x", inclusive=True, against="the activity")
+RECEIVER = r"""
+import sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+server = HTTPServer(("127.0.0.1", 0), Handler)
+server.request_queue_size = 1024
+print(server.server_port, flush=True)
+server.serve_forever()
+"""
+
+
+def start_receiver() -> tuple[subprocess.Popen, str]:
+    process = subprocess.Popen([sys.executable, "-c", RECEIVER], stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    port = int(process.stdout.readline())
+    return process, f"http://127.0.0.1:{port}/turnkey"
+
+
+def subscribed(url: str | None) -> Emulator:
+    emu = Emulator()
+    emu.create_organization("Acme")
+    if url is not None:
+        emu.create_webhook_endpoint(
+            url=url, name="bench", subscriptions=[{"eventType": "ACTIVITY_UPDATES"}]
+        )
+        emu.webhooks.wait(30)
+    return emu
+
+
+def request_path(url: str, reps: int, warmup: int, wait: bool) -> tuple[float, float]:
+    plain, hooked = subscribed(None), subscribed(url)
+
+    def call(emu: Emulator) -> None:
+        emu.create_wallet(wallet_name=uuid.uuid4().hex, accounts=[])
+
+    if wait:
+        samples: list[list[float]] = [[], []]
+        for i in range(warmup + reps):
+            for j, emu in enumerate((plain, hooked)):
+                start = time.perf_counter()
+                call(emu)
+                elapsed = time.perf_counter() - start
+                emu.webhooks.wait(30)
+                if i >= warmup:
+                    samples[j].append(elapsed * 1e6)
+    else:
+        samples = in_turn([lambda: call(plain), lambda: call(hooked)], reps, warmup)
+    hooked.webhooks.wait(60)
+    failed = [d for d in hooked.webhooks.deliveries if d.state != "delivered"]
+    assert not failed, f"{len(failed)} deliveries not made"
+    hooked.close()
+    return statistics.median(samples[0]), statistics.median(samples[1])
+
+
+def deliveries_per_second(url: str, count: int) -> tuple[float, float]:
+    emu = subscribed(url)
+    start = time.perf_counter()
+    for _ in range(count):
+        emu.create_wallet(wallet_name=uuid.uuid4().hex, accounts=[])
+    assert emu.webhooks.wait(120)
+    emulator_s = time.perf_counter() - start
+    delivered = [d for d in emu.webhooks.deliveries if d.state == "delivered"]
+    assert len(delivered) == count + 1
+    body = delivered[-1].body
+    emu.close()
+    start = time.perf_counter()
+    for _ in range(count):
+        request = urllib.request.Request(
+            url, data=body, headers={"Content-Type": "application/json"}, method="POST"
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            answer.read()
+    raw_s = time.perf_counter() - start
+    return count / emulator_s, count / raw_s
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    reps, warmup, count = (200, 20, 200) if args.quick else (1000, 100, 1000)
+    receiver, url = start_receiver()
+    try:
+        waited = request_path(url, reps, warmup, wait=True)
+        loop = request_path(url, reps, warmup, wait=False)
+        rates = [deliveries_per_second(url, count) for _ in range(2)]
+    finally:
+        receiver.terminate()
+        receiver.wait()
+    added = (waited[1] - waited[0]) / waited[0]
+    added_loop = (loop[1] - loop[0]) / loop[0]
+    emulator_rate = statistics.median(r[0] for r in rates)
+    raw_rate = statistics.median(r[1] for r in rates)
+    report = {
+        "load_average": os.getloadavg()[0],
+        "activity_us": round(waited[0], 1),
+        "activity_with_endpoint_us": round(waited[1], 1),
+        "endpoint_adds_x": round(added, 3),
+        "goal": str(GOAL),
+        "met": GOAL.met(0.0, added),
+        "back_to_back_activity_us": round(loop[0], 1),
+        "back_to_back_with_endpoint_us": round(loop[1], 1),
+        "back_to_back_adds_x": round(added_loop, 3),
+        "deliveries_per_s": round(emulator_rate),
+        "raw_posts_per_s": round(raw_rate),
+        "deliveries_over_raw": round(emulator_rate / raw_rate, 3),
+    }
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(f"load average {report['load_average']:.2f}")
+    print(
+        f"create_wallet: {waited[0]:.1f} µs; with a subscribed endpoint {waited[1]:.1f} µs: "
+        f"adds {added:.3f}x the activity (goal {GOAL}: {'met' if report['met'] else 'MISSED'})"
+    )
+    print(
+        f"back to back: {loop[0]:.1f} µs; with the endpoint {loop[1]:.1f} µs: adds "
+        f"{added_loop:.3f}x (the sender shares the interpreter)"
+    )
+    print(
+        f"deliveries: {emulator_rate:.0f}/s against {raw_rate:.0f} raw urllib POSTs/s: "
+        f"{emulator_rate / raw_rate:.3f}x"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
