@@ -25,20 +25,21 @@ snapshots and saved documents leave them alone; ``reset`` and ``clear`` forget t
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .. import jsontext
-from ..services.webhook_urls import is_loopback_host
 from .signing import webhook_signer
+from .urls import is_loopback_host
 
 if TYPE_CHECKING:
+    import urllib.request
+
     from ..world import World
 
 Json = dict[str, Any]
@@ -124,12 +125,18 @@ class Delivery:
         }
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None  # a 3xx stays a 3xx: terminal, as on the real service
+@functools.cache
+def _opener() -> urllib.request.OpenerDirector:
+    """urllib without redirects (a 3xx stays a 3xx: terminal, as on the real service),
+    built on first use (urllib.request loads ssl, which an emulator without webhooks never
+    needs)."""
+    import urllib.request
 
+    class NoRedirects(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
 
-_OPENER = urllib.request.build_opener(_NoRedirects)
+    return urllib.request.build_opener(NoRedirects)
 
 
 class Webhooks:
@@ -443,9 +450,12 @@ def _call_receiver(receiver: Receiver, url: str, attempt: Attempt, body: bytes) 
 
 
 def _post(url: str, attempt: Attempt, body: bytes, timeout_s: float) -> None:
+    import urllib.error
+    import urllib.request
+
     request = urllib.request.Request(url, data=body, headers=attempt.headers, method="POST")
     try:
-        with _OPENER.open(request, timeout=timeout_s) as answer:
+        with _opener().open(request, timeout=timeout_s) as answer:
             attempt.status = answer.status
             attempt.answer = answer.read(MAX_ANSWER_CHARS).decode("utf-8", "replace")
     except urllib.error.HTTPError as error:

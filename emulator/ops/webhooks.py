@@ -3,7 +3,7 @@ delete_webhook_endpoint, list_webhook_endpoints (features/webhooks/overview.mdx)
 
 An endpoint is a URL, a name, whether it is active, and its subscriptions (an event type,
 optional ``filtersJson``, active or not). What the docs state is enforced: the URL rules of
-``services/webhook_urls.py``; a non-empty name; event types inside ``subscriptions[]`` (at
+``events/urls.py``; a non-empty name; event types inside ``subscriptions[]`` (at
 least one on create, each once); balance and transaction status endpoints only in the
 billing (top-level) organization, ``PermissionDenied`` from a sub-organization. Unknown
 event types are accepted as the docs say they still are ("may be rejected in the future")
@@ -17,10 +17,10 @@ from typing import Any
 
 from .. import jsontext, messages
 from ..errors import InvalidArgument, NotFound, PermissionDenied
+from ..events import urls as webhook_urls
 from ..events.activity_updates import BILLING_SCOPED
 from ..models import Organization, WebhookEndpoint, WebhookSubscription
 from ..schema import Array, Boolean, String, label, obj, opt, uuid
-from ..services import webhook_urls
 from ..services.context import Context
 from .registry import Version, activity, query
 
