@@ -9,13 +9,15 @@ An event is an activity recorded (COMPLETED, CONSENSUS_NEEDED, or the status a f
 left), or a later status change (COMPLETED, FAILED or REJECTED after votes). It is noted
 in the activity's transaction and built by its commit hook, so an activity that rolls
 back (its request failed) sends nothing. The body is the activity as a viewer who is not
-a member sees it (``canApprove`` false), rendered at commit, so a later change does not
-alter an earlier delivery. ``filtersJson`` is kept and answered but filters nothing
+a member sees it (``canApprove`` false), as it stood at commit (a shallow copy, rendered
+by the sender, off the request path), so a later change does not alter an earlier
+delivery. ``filtersJson`` is kept and answered but filters nothing
 (its grammar is not documented).
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 
@@ -24,6 +26,7 @@ from ..models import Activity, Organization, WebhookEndpoint
 from ..store import Store
 from ..transaction import Transaction
 from ..world import World
+from .deliveries import Payload
 
 ACTIVITY_UPDATES = "ACTIVITY_UPDATES"
 BILLING_SCOPED = frozenset(
@@ -61,7 +64,16 @@ def emit(world: World, org: Organization, activity: Activity) -> None:
     targets = subscribed(world.store, org)
     if not targets:
         return
-    body = json.dumps(render.activity(activity, org, None), separators=(",", ":")).encode()
+    # The activity as it stands now: its attributes are replaced, never changed in place, by
+    # later transactions, so a shallow copy keeps this status for the sender to render.
+    status = copy.copy(activity)
+
+    def body() -> bytes:
+        with world.lock:
+            rendered = render.activity(status, org, None)
+        return json.dumps(rendered, separators=(",", ":")).encode()
+
+    payload = Payload(body)
     now_ns = world.clock.now_ns()
     for owner, endpoint in targets:
         world.webhooks.enqueue(
@@ -70,7 +82,7 @@ def emit(world: World, org: Organization, activity: Activity) -> None:
             endpoint_id=endpoint.endpoint_id,
             organization_id=owner.organization_id,
             url=endpoint.url,
-            body=body,
+            payload=payload,
             now_ns=now_ns,
         )
 

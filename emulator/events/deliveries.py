@@ -90,6 +90,30 @@ class Attempt:
         }
 
 
+class Payload:
+    """A body rendered on first need, once for every delivery that shares it: the event is
+    noted under the world's lock at commit, and rendering it there would put its cost on the
+    request. ``render`` must take what it needs itself (the world's lock)."""
+
+    __slots__ = ("_bytes", "_lock", "_render")
+
+    def __init__(self, render: Callable[[], bytes] | bytes) -> None:
+        self._lock = threading.Lock()
+        if isinstance(render, bytes):
+            self._bytes: bytes | None = render
+            self._render: Callable[[], bytes] | None = None
+        else:
+            self._bytes, self._render = None, render
+
+    def bytes(self) -> bytes:
+        if self._bytes is None:
+            with self._lock:
+                if self._bytes is None:
+                    assert self._render is not None
+                    self._bytes, self._render = self._render(), None
+        return self._bytes
+
+
 @dataclass
 class Delivery:
     """One event for one endpoint, with every attempt so far."""
@@ -100,11 +124,16 @@ class Delivery:
     endpoint_id: str
     organization_id: str  # the endpoint's organization (X-Turnkey-Organization-Id)
     url: str
-    body: bytes
+    payload: Payload
     created_ms: int
     state: str = PENDING
     attempts: list[Attempt] = field(default_factory=list)
     due_ns: int | None = None  # the next attempt, on the emulator's clock
+
+    @property
+    def body(self) -> bytes:
+        """The exact bytes sent (rendered once, off the request path, on first need)."""
+        return self.payload.bytes()
 
     def json(self) -> Any:
         return jsontext.loads(self.body)
@@ -204,7 +233,7 @@ class Webhooks:
         endpoint_id: str,
         organization_id: str,
         url: str,
-        body: bytes,
+        payload: Payload,
         now_ns: int,
     ) -> None:
         """A delivery due now (called under the world's lock: it only appends)."""
@@ -217,7 +246,7 @@ class Webhooks:
                 endpoint_id=endpoint_id,
                 organization_id=organization_id,
                 url=url,
-                body=body,
+                payload=payload,
                 created_ms=now_ns // 1_000_000,
                 due_ns=now_ns,
             )
