@@ -484,7 +484,7 @@ class Emulator(OperationMethods):
         timestamp_ms: int | str | None,
         generate_app_proofs: bool | None = None,
     ) -> Json:
-        body = {
+        body: Json = {
             "parameters": params,
             "organizationId": org_id,
             "timestampMs": None if timestamp_ms is None else str(timestamp_ms),

@@ -250,7 +250,19 @@ def test_a_non_root_user_needs_a_policy(turnkey_emulator):
         notes="",
         condition="activity.type == 'ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT'",
     )
-    subscribe(emu, "https://hooks.example.com/x", caller=key)
+    made = subscribe(emu, "https://hooks.example.com/x", caller=key)
+    emu.create_policy(
+        policy_name="this endpoint",
+        effect="EFFECT_ALLOW",
+        notes="",
+        condition=(
+            "activity.resource == 'WEBHOOK_ENDPOINT' && activity.action == 'UPDATE' "
+            f"&& activity.params.endpoint_id == '{made}'"
+        ),
+    )
+    updated = emu.update_webhook_endpoint(endpoint_id=made, name="renamed", caller=key)
+    assert updated["activity"]["status"] == COMPLETED
+    assert fails(emu, emu.delete_webhook_endpoint, endpoint_id=made, caller=key).status == 403
 
 
 def test_endpoints_survive_a_state_file(tmp_path):
