@@ -121,3 +121,25 @@ def test_app_and_boot_proofs_verify_with_the_official_code(ts: TypeScript):
     )
     assert listed["appProofs"] == made["activity"]["appProofs"]
     assert booted["bootProof"] == boot
+
+
+def test_the_typescript_client_asks_for_app_proofs_on_the_wire(ts: TypeScript):
+    emu = Emulator(seed=12)
+    org = emu.create_organization()
+    body = {
+        "type": "ACTIVITY_TYPE_CREATE_WALLET",
+        "timestampMs": str(emu.clock.now_ms()),
+        "organizationId": org.organization_id,
+        "parameters": {
+            "walletName": "over the wire",
+            "accounts": [account_spec("ADDRESS_FORMAT_ETHEREUM")],
+        },
+        "generateAppProofs": True,
+    }
+    (made,) = client_calls(ts, emu.world, org.api_key, [("createWallet", body)])
+    proofs = made["activity"]["appProofs"]
+    assert len(proofs) == 2
+    assert ts.run([{"op": "verifyAppProofSignature", "appProof": p} for p in proofs]) == [
+        True,
+        True,
+    ]
