@@ -9,17 +9,19 @@ An event is an activity recorded (COMPLETED, CONSENSUS_NEEDED, or the status a f
 left), or a later status change (COMPLETED, FAILED or REJECTED after votes). It is noted
 in the activity's transaction and built by its commit hook, so an activity that rolls
 back (its request failed) sends nothing. The body is the activity as a viewer who is not
-a member sees it (``canApprove`` false), as it stood at commit (a shallow copy, rendered
-by the sender, off the request path), so a later change does not alter an earlier
+a member sees it (``canApprove`` false), as it stood at commit (its changing attributes kept
+at commit, rendered by the sender, off the request path), so a later change does not alter an earlier
 delivery. ``filtersJson`` is kept and answered but filters nothing
 (its grammar is not documented).
 """
 
 from __future__ import annotations
 
-import copy
+import dataclasses
+import functools
 import hashlib
 import json
+import operator
 
 from .. import render
 from ..models import Activity, Organization, WebhookEndpoint
@@ -33,6 +35,9 @@ BILLING_SCOPED = frozenset(
     {"BALANCE_CONFIRMED_UPDATES", "BALANCE_FINALIZED_UPDATES", "SEND_TRANSACTION_STATUS_UPDATES"}
 )
 DOCUMENTED_EVENT_TYPES = frozenset({ACTIVITY_UPDATES, *BILLING_SCOPED})
+# The attributes of an activity a later status change replaces.
+_CHANGING = ("status", "result", "votes", "updated_at", "failure", "app_proofs")
+_changing = operator.attrgetter(*_CHANGING)
 
 
 def _owners(store: Store, org: Organization) -> tuple[Organization, ...]:
@@ -64,20 +69,23 @@ def emit(world: World, org: Organization, activity: Activity) -> None:
     targets = subscribed(world.store, org)
     if not targets:
         return
-    # The activity as it stands now: its attributes are replaced, never changed in place, by
-    # later transactions, so a shallow copy keeps this status for the sender to render.
-    status = copy.copy(activity)
+    # The activity as it stands now: later transactions replace these attributes (never
+    # change them in place), so they keep this status for the sender to render.
+    now = _changing(activity)
 
     def body() -> bytes:
         with world.lock:
+            status = dataclasses.replace(activity, **dict(zip(_CHANGING, now, strict=True)))
             rendered = render.activity(status, org, None)
         return json.dumps(rendered, separators=(",", ":")).encode()
 
     payload = Payload(body)
     now_ns = world.clock.now_ns()
+    status, updated_at = activity.status, activity.updated_at
     for owner, endpoint in targets:
+        seed = f"{endpoint.endpoint_id}:{activity.activity_id}:{status}:{updated_at}"
         world.webhooks.enqueue(
-            event_id=event_id(endpoint.endpoint_id, activity),
+            event_id=functools.partial(event_id_of, seed),
             event_type=ACTIVITY_UPDATES,
             endpoint_id=endpoint.endpoint_id,
             organization_id=owner.organization_id,
@@ -87,10 +95,9 @@ def emit(world: World, org: Organization, activity: Activity) -> None:
         )
 
 
-def event_id(endpoint_id: str, activity: Activity) -> str:
-    """A UUID naming this status of this activity for this endpoint: the same on every
-    retry, and the same run to run for a seeded emulator."""
-    seed = f"{endpoint_id}:{activity.activity_id}:{activity.status}:{activity.updated_at}"
+def event_id_of(seed: str) -> str:
+    """A UUID naming one status of one activity for one endpoint (``seed``: their ids, the
+    status and its time): the same on every retry, and run to run for a seeded emulator."""
     digest = bytearray(hashlib.sha256(seed.encode()).digest()[:16])
     digest[6] = (digest[6] & 0x0F) | 0x80  # version 8 (custom), RFC 9562
     digest[8] = (digest[8] & 0x3F) | 0x80

@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -95,40 +96,45 @@ class Payload:
     noted under the world's lock at commit, and rendering it there would put its cost on the
     request. ``render`` must take what it needs itself (the world's lock)."""
 
-    __slots__ = ("_bytes", "_lock", "_render")
+    __slots__ = ("_bytes", "_render")
 
-    def __init__(self, render: Callable[[], bytes] | bytes) -> None:
-        self._lock = threading.Lock()
-        if isinstance(render, bytes):
-            self._bytes: bytes | None = render
-            self._render: Callable[[], bytes] | None = None
-        else:
-            self._bytes, self._render = None, render
+    def __init__(self, render: Callable[[], bytes]) -> None:
+        self._bytes: bytes | None = None
+        self._render = render
 
     def bytes(self) -> bytes:
-        if self._bytes is None:
-            with self._lock:
-                if self._bytes is None:
-                    assert self._render is not None
-                    self._bytes, self._render = self._render(), None
-        return self._bytes
+        # Two threads may both render it once (the sender and a reader of the records): the
+        # same bytes either way, and no lock on the commit path.
+        rendered = self._bytes
+        if rendered is None:
+            rendered = self._bytes = self._render()
+        return rendered
 
 
-@dataclass
+@dataclass(slots=True)
 class Delivery:
     """One event for one endpoint, with every attempt so far."""
 
     id: str
-    event_id: str
+    event_key: str | Callable[[], str]  # the event id, or how to make it (on first need)
     event_type: str
     endpoint_id: str
     organization_id: str  # the endpoint's organization (X-Turnkey-Organization-Id)
     url: str
     payload: Payload
     created_ms: int
+    generation: int = 0  # the sender's generation it belongs to (``clear`` starts another)
     state: str = PENDING
     attempts: list[Attempt] = field(default_factory=list)
     due_ns: int | None = None  # the next attempt, on the emulator's clock
+
+    @property
+    def event_id(self) -> str:
+        """``X-Turnkey-Event-Id``: the same on every attempt."""
+        key = self.event_key
+        if not isinstance(key, str):
+            key = self.event_key = key()
+        return key
 
     @property
     def body(self) -> bytes:
@@ -174,7 +180,8 @@ class Webhooks:
     def __init__(self) -> None:
         self._world: World | None = None
         self._lock = threading.Condition(threading.Lock())
-        self._records: list[Delivery] = []
+        self._records: deque[Delivery] = deque(maxlen=MAX_RECORDED)
+        self._generation = 0
         self._queue: list[Delivery] = []
         self._in_flight = 0
         self._seq = 0
@@ -228,7 +235,7 @@ class Webhooks:
     def enqueue(
         self,
         *,
-        event_id: str,
+        event_id: str | Callable[[], str],
         event_type: str,
         endpoint_id: str,
         organization_id: str,
@@ -241,22 +248,21 @@ class Webhooks:
             self._seq += 1
             delivery = Delivery(
                 id=f"delivery-{self._seq}",
-                event_id=event_id,
+                event_key=event_id,
                 event_type=event_type,
                 endpoint_id=endpoint_id,
                 organization_id=organization_id,
                 url=url,
                 payload=payload,
                 created_ms=now_ns // 1_000_000,
+                generation=self._generation,
                 due_ns=now_ns,
             )
             self._records.append(delivery)
-            if len(self._records) > MAX_RECORDED:
-                del self._records[: len(self._records) - MAX_RECORDED]
             self._queue.append(delivery)
-            if not self.synchronous:
+            if not self._require_world().settings.webhook_synchronous:
                 self._ensure_thread()
-                self._lock.notify_all()
+                self._lock.notify()
 
     def has_due_work(self) -> bool:
         """Whether a synchronous run has anything queued (cheap; read without the lock)."""
@@ -341,7 +347,8 @@ class Webhooks:
     def clear(self) -> None:
         """Forget every delivery, pending ones included (routes stay)."""
         with self._lock:
-            self._records = []
+            self._records.clear()
+            self._generation += 1
             self._queue = []
             self._seq = 0
             self._lock.notify_all()
@@ -437,7 +444,7 @@ class Webhooks:
                 elif attempt.retryable and len(delivery.attempts) <= len(delays):
                     delay_ns = int(delays[len(delivery.attempts) - 1] * 1e9)
                     delivery.due_ns = now_ns + delay_ns
-                    if not self._closed and delivery in self._records:
+                    if not self._closed and delivery.generation == self._generation:
                         self._queue.append(delivery)
                 else:
                     delivery.state, delivery.due_ns = FAILED, None
