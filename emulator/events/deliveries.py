@@ -273,7 +273,8 @@ class Webhooks:
         if not self._queue:
             return
         if self.synchronous:
-            self.run_due()
+            if not _owned(self._require_world().lock):  # else the lock's holder delivers
+                self.run_due()
         else:
             with self._lock:
                 self._lock.notify_all()
@@ -435,7 +436,11 @@ class Webhooks:
                 body=delivery.body,
             )
             attempt = Attempt(len(delivery.attempts) + 1, now_ns // 1_000_000, headers)
-            self._send(delivery.url, attempt, delivery.body, world.settings.webhook_timeout_s)
+            try:
+                self._send(delivery.url, attempt, delivery.body, world.settings.webhook_timeout_s)
+            except Exception as error:  # a URL urllib cannot send to, say: final, and said
+                attempt.error = f"not sent: {type(error).__name__}: {error}"
+                attempt.retryable = False
             delays = world.settings.webhook_retry_delays_s
             with self._lock:
                 delivery.attempts.append(attempt)
