@@ -634,3 +634,20 @@ def test_the_python_sdk_manages_endpoints_and_reads_boot_proofs(turnkey_client, 
     turnkey_client.delete_webhook_endpoint(DeleteWebhookEndpointBody(endpointId=endpoint_id))
     boot = turnkey_client.get_latest_boot_proof(GetLatestBootProofBody(appName="signer"))
     assert boot.bootProof.enclaveApp == "signer"
+
+
+def test_requests_through_the_sdk_are_delivered_in_the_background(sdk, turnkey_emulator, receiver):
+    from turnkey_sdk_types import CreateWalletBody, CreateWebhookEndpointBody
+
+    emu = turnkey_emulator
+    sdk.create_webhook_endpoint(
+        CreateWebhookEndpointBody(url=receiver.url, name="sdk", subscriptions=ACTIVITY_UPDATES)
+    )
+    made = sdk.create_wallet(CreateWalletBody(walletName="over the wire", accounts=[]))
+    assert emu.webhooks.wait(10)
+    headers, body = receiver.requests[-1]
+    verify_delivery(headers, body, emu.webhooks.jwks())
+    delivered = json.loads(body)
+    assert (delivered["id"], delivered["status"]) == (made.activity.id, COMPLETED)
+    # a request through the wire records its real stamp in the delivered vote
+    assert delivered["votes"][0]["signature"] != ""
