@@ -58,17 +58,19 @@ def subscribed(store: Store, org: Organization) -> list[tuple[Organization, Webh
 
 
 def note(world: World, tx: Transaction, org: Organization, activity: Activity) -> None:
-    """Deliver ``activity`` as it stands when ``tx`` commits (nothing if it rolls back).
-    Costs two lookups when no endpoint could receive it."""
-    if not any(owner.webhook_endpoints for owner in _owners(world.store, org)):
-        return
-    tx.on_commit(lambda: emit(world, org, activity))
-
-
-def emit(world: World, org: Organization, activity: Activity) -> None:
+    """Deliver ``activity`` as it stands when ``tx`` commits (nothing if it rolls back) to
+    the endpoints subscribed now. Costs a lookup or two when there is none."""
     targets = subscribed(world.store, org)
-    if not targets:
-        return
+    if targets:
+        tx.on_commit(functools.partial(emit, world, org, activity, targets))
+
+
+def emit(
+    world: World,
+    org: Organization,
+    activity: Activity,
+    targets: list[tuple[Organization, WebhookEndpoint]],
+) -> None:
     # The activity as it stands now: later transactions replace these attributes (never
     # change them in place), so they keep this status for the sender to render.
     now = _changing(activity)
@@ -79,20 +81,21 @@ def emit(world: World, org: Organization, activity: Activity) -> None:
             rendered = render.activity(status, org, None)
         return json.dumps(rendered, separators=(",", ":")).encode()
 
-    payload = Payload(body)
-    now_ns = world.clock.now_ns()
-    status, updated_at = activity.status, activity.updated_at
-    for owner, endpoint in targets:
-        seed = f"{endpoint.endpoint_id}:{activity.activity_id}:{status}:{updated_at}"
-        world.webhooks.enqueue(
-            event_id=functools.partial(event_id_of, seed),
-            event_type=ACTIVITY_UPDATES,
-            endpoint_id=endpoint.endpoint_id,
-            organization_id=owner.organization_id,
-            url=endpoint.url,
-            payload=payload,
-            now_ns=now_ns,
-        )
+    event = f"{activity.activity_id}:{activity.status}:{activity.updated_at}"
+    world.webhooks.enqueue(
+        ACTIVITY_UPDATES,
+        Payload(body),
+        world.clock.now_ns(),
+        [
+            (
+                endpoint.endpoint_id,
+                owner.organization_id,
+                endpoint.url,
+                functools.partial(event_id_of, f"{endpoint.endpoint_id}:{event}"),
+            )
+            for owner, endpoint in targets
+        ],
+    )
 
 
 def event_id_of(seed: str) -> str:

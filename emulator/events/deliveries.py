@@ -234,32 +234,32 @@ class Webhooks:
 
     def enqueue(
         self,
-        *,
-        event_id: str | Callable[[], str],
         event_type: str,
-        endpoint_id: str,
-        organization_id: str,
-        url: str,
         payload: Payload,
         now_ns: int,
+        targets: list[tuple[str, str, str, str | Callable[[], str]]],
     ) -> None:
-        """A delivery due now (called under the world's lock: it only appends)."""
+        """One event's deliveries, due now, one per ``(endpoint id, its organization id,
+        url, event id or how to make it)`` (called under the world's lock: it only appends)."""
         with self._lock:
-            self._seq += 1
-            delivery = Delivery(
-                id=f"delivery-{self._seq}",
-                event_key=event_id,
-                event_type=event_type,
-                endpoint_id=endpoint_id,
-                organization_id=organization_id,
-                url=url,
-                payload=payload,
-                created_ms=now_ns // 1_000_000,
-                generation=self._generation,
-                due_ns=now_ns,
-            )
-            self._records.append(delivery)
-            self._queue.append(delivery)
+            for endpoint_id, organization_id, url, event_key in targets:
+                self._seq += 1
+                delivery = Delivery(
+                    f"delivery-{self._seq}",
+                    event_key,
+                    event_type,
+                    endpoint_id,
+                    organization_id,
+                    url,
+                    payload,
+                    now_ns // 1_000_000,
+                    self._generation,
+                    PENDING,
+                    [],
+                    now_ns,
+                )
+                self._records.append(delivery)
+                self._queue.append(delivery)
             if not self._require_world().settings.webhook_synchronous:
                 self._ensure_thread()
                 self._lock.notify()
