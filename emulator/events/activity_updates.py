@@ -28,7 +28,7 @@ from ..models import Activity, Organization, WebhookEndpoint
 from ..store import Store
 from ..transaction import Transaction
 from ..world import World
-from .deliveries import Payload
+from .records import Payload
 
 ACTIVITY_UPDATES = "ACTIVITY_UPDATES"
 BILLING_SCOPED = frozenset(

@@ -25,153 +25,34 @@ snapshots and saved documents leave them alone; ``reset`` and ``clear`` forget t
 
 from __future__ import annotations
 
-import functools
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from .. import jsontext
+from .records import (
+    DELIVERED,
+    FAILED,
+    PENDING,
+    Attempt,
+    Delivery,
+    Payload,
+    Receiver,
+    WebhookRequest,
+)
 from .signing import webhook_signer
+from .transport import call_receiver, post
 from .urls import is_loopback_host
 
 if TYPE_CHECKING:
-    import urllib.request
-
     from ..world import World
 
+__all__ = ["Attempt", "Delivery", "Payload", "WebhookRequest", "Webhooks", "deliver_synchronously"]
+
 Json = dict[str, Any]
-
-PENDING = "pending"
-DELIVERED = "delivered"
-FAILED = "failed"
 MAX_RECORDED = 10_000
-MAX_ANSWER_CHARS = 4096
-
-
-@dataclass(frozen=True)
-class WebhookRequest:
-    """What an in-process receiver gets: the URL, the headers and the exact body bytes."""
-
-    url: str
-    headers: dict[str, str]
-    body: bytes
-
-    def json(self) -> Any:
-        return jsontext.loads(self.body)
-
-
-# A receiver answers a status (None is 200), or (status, body).
-Receiver = Callable[[WebhookRequest], "int | tuple[int, str] | None"]
-
-
-@dataclass
-class Attempt:
-    """One try: when (the clock's milliseconds), what was sent, what came back."""
-
-    number: int
-    time_ms: int
-    headers: dict[str, str]
-    status: int | None = None
-    answer: str = ""
-    error: str | None = None
-    retryable: bool = False
-
-    def to_json(self) -> Json:
-        return {
-            "number": self.number,
-            "timeMs": self.time_ms,
-            "headers": dict(self.headers),
-            "status": self.status,
-            "answer": self.answer,
-            "error": self.error,
-        }
-
-
-class Payload:
-    """A body rendered on first need, once for every delivery that shares it: the event is
-    noted under the world's lock at commit, and rendering it there would put its cost on the
-    request. ``render`` must take what it needs itself (the world's lock)."""
-
-    __slots__ = ("_bytes", "_render")
-
-    def __init__(self, render: Callable[[], bytes]) -> None:
-        self._bytes: bytes | None = None
-        self._render = render
-
-    def bytes(self) -> bytes:
-        # Two threads may both render it once (the sender and a reader of the records): the
-        # same bytes either way, and no lock on the commit path.
-        rendered = self._bytes
-        if rendered is None:
-            rendered = self._bytes = self._render()
-        return rendered
-
-
-@dataclass(slots=True)
-class Delivery:
-    """One event for one endpoint, with every attempt so far."""
-
-    id: str
-    event_key: str | Callable[[], str]  # the event id, or how to make it (on first need)
-    event_type: str
-    endpoint_id: str
-    organization_id: str  # the endpoint's organization (X-Turnkey-Organization-Id)
-    url: str
-    payload: Payload
-    created_ms: int
-    generation: int = 0  # the sender's generation it belongs to (``clear`` starts another)
-    state: str = PENDING
-    attempts: list[Attempt] = field(default_factory=list)
-    due_ns: int | None = None  # the next attempt, on the emulator's clock
-
-    @property
-    def event_id(self) -> str:
-        """``X-Turnkey-Event-Id``: the same on every attempt."""
-        key = self.event_key
-        if not isinstance(key, str):
-            key = self.event_key = key()
-        return key
-
-    @property
-    def body(self) -> bytes:
-        """The exact bytes sent (rendered once, off the request path, on first need)."""
-        return self.payload.bytes()
-
-    def json(self) -> Any:
-        return jsontext.loads(self.body)
-
-    def to_json(self) -> Json:
-        return {
-            "id": self.id,
-            "eventId": self.event_id,
-            "eventType": self.event_type,
-            "endpointId": self.endpoint_id,
-            "organizationId": self.organization_id,
-            "url": self.url,
-            "body": self.body.decode(),
-            "createdMs": self.created_ms,
-            "state": self.state,
-            "attempts": [a.to_json() for a in self.attempts],
-            "nextAttemptMs": None if self.due_ns is None else self.due_ns // 1_000_000,
-        }
-
-
-@functools.cache
-def _opener() -> urllib.request.OpenerDirector:
-    """urllib without redirects (a 3xx stays a 3xx: terminal, as on the real service),
-    built on first use (urllib.request loads ssl, which an emulator without webhooks never
-    needs)."""
-    import urllib.request
-
-    class NoRedirects(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-            return None
-
-    return urllib.request.build_opener(NoRedirects)
 
 
 class Webhooks:
@@ -463,7 +344,7 @@ class Webhooks:
         with self._lock:
             target = self._routes.get(url, url)
         if callable(target):
-            _call_receiver(target, url, attempt, body)
+            call_receiver(target, url, attempt, body)
             return
         host = urlsplit(target).hostname or ""
         if not is_loopback_host(host):
@@ -472,47 +353,7 @@ class Webhooks:
                 "route the URL to a receiver with emu.webhooks.route(url, target)"
             )
             return
-        _post(target, attempt, body, timeout_s)
-
-
-def _call_receiver(receiver: Receiver, url: str, attempt: Attempt, body: bytes) -> None:
-    try:
-        answer = receiver(WebhookRequest(url, dict(attempt.headers), body))
-    except TimeoutError:
-        attempt.error, attempt.retryable = "timed out", True
-        return
-    except Exception as error:  # the receiver's failure is the delivery's, never ours
-        attempt.error, attempt.retryable = f"receiver raised {type(error).__name__}", True
-        return
-    status, text = answer if isinstance(answer, tuple) else (answer, "")
-    attempt.status = 200 if status is None else int(status)
-    attempt.answer = str(text)[:MAX_ANSWER_CHARS]
-    attempt.retryable = attempt.status >= 500
-
-
-def _post(url: str, attempt: Attempt, body: bytes, timeout_s: float) -> None:
-    import urllib.error
-    import urllib.request
-
-    request = urllib.request.Request(url, data=body, headers=attempt.headers, method="POST")
-    try:
-        with _opener().open(request, timeout=timeout_s) as answer:
-            attempt.status = answer.status
-            attempt.answer = answer.read(MAX_ANSWER_CHARS).decode("utf-8", "replace")
-    except urllib.error.HTTPError as error:
-        attempt.status = error.code
-        attempt.answer = error.read(MAX_ANSWER_CHARS).decode("utf-8", "replace")
-        attempt.retryable = error.code >= 500
-        error.close()
-    except TimeoutError:
-        attempt.error, attempt.retryable = "timed out", True
-    except (urllib.error.URLError, OSError) as error:
-        reason = getattr(error, "reason", error)
-        if isinstance(reason, TimeoutError):
-            attempt.error = "timed out"
-        else:
-            attempt.error = f"network error: {reason}"
-        attempt.retryable = True
+        post(target, attempt, body, timeout_s)
 
 
 def deliver_synchronously(world: World) -> None:
