@@ -90,6 +90,7 @@ def _turnkey_shared(request: pytest.FixtureRequest) -> _Shared:
     org = emulator.create_organization(ORGANIZATION_NAME)
     shared = _Shared(emulator, org, emulator.snapshot(), emulator.checkpoint())
     freeze_survivors()  # the session's long-lived objects: never scanned again
+    request.addfinalizer(emulator.close)  # its webhook sender, if one started
     return shared
 
 
@@ -106,7 +107,11 @@ def _turnkey(request: pytest.FixtureRequest) -> Iterator[_TestEmulator]:
     marker = request.node.get_closest_marker(MARKER)
     if marker is not None or request.config.getoption("turnkey_fresh"):
         options = {**_options(request.config), **(marker.kwargs if marker else {})}
-        yield _TestEmulator(Emulator(**options), None)
+        fresh = Emulator(**options)
+        try:
+            yield _TestEmulator(fresh, None)
+        finally:
+            fresh.close()  # its webhook sender, if it started one
         return
     shared: _Shared = request.getfixturevalue("_turnkey_shared")
     emulator = shared.emulator
@@ -124,12 +129,16 @@ def _turnkey(request: pytest.FixtureRequest) -> Iterator[_TestEmulator]:
 
 
 def _forget_observations(emulator: Emulator) -> None:
-    """Call log, pending faults and the outbox belong to one test."""
+    """Call log, pending faults, the outbox, webhook deliveries and receivers belong to one
+    test."""
     world = emulator.world
-    for name in ("calls", "faults", "outbox"):
+    for name in ("calls", "faults", "outbox", "webhooks"):
         part = getattr(world, name, None)
         if part is not None and hasattr(part, "clear"):
             part.clear()
+    webhooks = getattr(world, "webhooks", None)
+    if webhooks is not None and hasattr(webhooks, "unroute_all"):
+        webhooks.unroute_all()
 
 
 @pytest.fixture

@@ -32,6 +32,7 @@ from .clock import Clock
 from .codec import camel, to_wire
 from .crypto.api_keys import P256, ApiKeyPair, key_pair_from_entropy, key_pair_from_private
 from .enclave import EnclaveKeys
+from .events.deliveries import Webhooks, deliver_synchronously
 from .facade_engine import SCALARS, Engine, is_passkey, load_engine, operation_named, unsigned_stamp
 from .facade_generated import OperationMethods
 from .facade_runtime import fill_empty_lists
@@ -163,6 +164,24 @@ class Emulator(OperationMethods):
 
             self._auth_proxy = AuthProxy(self)
         return self._auth_proxy
+
+    @property
+    def webhooks(self) -> Webhooks:
+        """Webhook deliveries (``events/deliveries.py``): every one with its attempts
+        (``deliveries``, ``find``, ``last``), receivers for endpoint URLs (``route``), the
+        synchronous switch, ``wait``, ``run_due`` and the signing key (``jwks``)."""
+        return self._world.webhooks
+
+    def close(self) -> None:
+        """Stop the background work (the webhook sender's thread); the state stays usable,
+        and a later delivery starts it again."""
+        self._world.webhooks.close()
+
+    def __enter__(self) -> Emulator:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     @property
     def backdoor(self) -> Backdoor:
@@ -308,6 +327,7 @@ class Emulator(OperationMethods):
             self._world.calls.clear()
             self._world.faults.clear()
             self._world.outbox.clear()
+            self._world.webhooks.clear()
 
     def organization(self, organization_id: str | None = None) -> OrganizationHandle:
         """The handle of an organization made by ``create_organization`` (the first one by
@@ -428,6 +448,7 @@ class Emulator(OperationMethods):
         caller: Caller | None = None,
         activity_type: str | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
         **kwargs: Any,
     ) -> Json:
         """Run ``operation`` (its path name or SDK method name) with the given parameters,
@@ -436,7 +457,13 @@ class Emulator(OperationMethods):
         params = {camel(k): v for k, v in {**(parameters or {}), **kwargs}.items()}
         op = operation_named(operation)
         return self._run_operation(
-            op.name, params, organization_id, caller, activity_type, timestamp_ms
+            op.name,
+            params,
+            organization_id,
+            caller,
+            activity_type,
+            timestamp_ms,
+            generate_app_proofs,
         )
 
     def _run_operation(
@@ -447,6 +474,7 @@ class Emulator(OperationMethods):
         caller: Caller | None,
         activity_type: str | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> Json:
         """The one path of every facade method: ``params`` (wire names at the top, values
         in either case; ``None`` is left out) as ``caller`` in ``organization_id``."""
@@ -461,7 +489,9 @@ class Emulator(OperationMethods):
             version = op.version(activity_type) if activity_type else op.default_version
             if version is not None:
                 fill_empty_lists(version.params, wire)
-            return self._submit(engine, op, org_id, stamp, wire, activity_type, timestamp_ms)
+            return self._submit(
+                engine, op, org_id, stamp, wire, activity_type, timestamp_ms, generate_app_proofs
+            )
         body = {"organizationId": org_id, **wire}
         request = engine.request(op, body, b"", stamp, check_signature=False)
         return engine.dispatch(self._world, request)
@@ -485,13 +515,16 @@ class Emulator(OperationMethods):
         params: Json,
         activity_type: str | None,
         timestamp_ms: int | str | None,
+        generate_app_proofs: bool | None = None,
     ) -> Json:
-        body = {
+        body: Json = {
             "parameters": params,
             "organizationId": org_id,
             "timestampMs": None if timestamp_ms is None else str(timestamp_ms),
             "type": activity_type or op.default_type,
         }
+        if generate_app_proofs is not None:
+            body["generateAppProofs"] = generate_app_proofs
         # No HTTP request was signed: the vote records the caller's key and scheme with an
         # empty signature.
         with self._world.lock:  # the timestamp and the activity it makes are one step
@@ -501,6 +534,7 @@ class Emulator(OperationMethods):
                 raw, known = json.dumps(body).encode(), None
             request = engine.request(op, body, raw, stamp, check_signature=False, fingerprint=known)
             response = engine.dispatch(self._world, request)
+        deliver_synchronously(self._world)  # now that the world is let go of
         activity = response["activity"]
         version = op.version(activity["type"])
         result = activity["result"].get(version.result_key) if version else None

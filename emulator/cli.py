@@ -254,6 +254,7 @@ def serve(args: argparse.Namespace) -> int:
     try:
         server.serve_forever()  # SIGINT and SIGTERM stop it gracefully
     finally:
+        emulator.close()  # the webhook sender, if one started
         if journal is not None:
             journal.close()  # the shutdown step: the whole document as the new base
     return 0

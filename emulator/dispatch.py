@@ -30,11 +30,13 @@ from .crypto.attested import AttestedStamp
 from .crypto.stamps import ApiKeyStamp
 from .crypto.webauthn import WebauthnStamp
 from .errors import INTERNAL, InvalidArgument, NotFound, TurnkeyApiError, ValidationFailed
+from .events import activity_updates
+from .events.deliveries import deliver_synchronously
 from .ids import is_uuid, uuid7_from
 from .models import Activity, Organization
 from .ops import ACTIVITY, Operation
 from .schema import Violations, check
-from .services import ip_allowlists, mfa, session_profiles
+from .services import app_proofs, ip_allowlists, mfa, session_profiles
 from .services.activities import COMPLETED, check_timestamp, fingerprint, new_vote, record_activity
 from .services.attestation import authenticate_attested
 from .services.auth import Caller, authenticate
@@ -77,7 +79,16 @@ class Request:
 
 def dispatch(world: World, request: Request) -> Json:
     """The response body for ``request``; raise ``TurnkeyApiError`` for an error answer.
-    Either way the request is recorded in ``world.calls``."""
+    Either way the request is recorded in ``world.calls``. Webhook deliveries the request
+    caused are sent in the background, or here once the world is let go of when they are
+    synchronous (``events/deliveries.py``)."""
+    try:
+        return _dispatch(world, request)
+    finally:
+        deliver_synchronously(world)
+
+
+def _dispatch(world: World, request: Request) -> Json:
     op = request.operation
     with world.lock:
         started_ns = world.clock.now_ns()
@@ -221,7 +232,12 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
             outcomes=outcomes_of(verdict),
             mfa=[progress] if progress is not None else None,
         )
+        if allowed and body.get("generateAppProofs") is True:
+            activity.app_proofs = app_proofs.for_activity(
+                world, org, activity, request.raw, canonical
+            )
         world.store.add_activity(tx, org, activity)
+        activity_updates.note(world, tx, org, activity)
         return activity
 
     activity = _in_transaction(world, run)
@@ -296,6 +312,7 @@ def _faulted(
             failure=fault.failure() if fault.activity_status == FAILED else None,
         )
         world.store.add_activity(tx, org, activity)
+        activity_updates.note(world, tx, org, activity)
         return activity
 
     activity = _in_transaction(world, run)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
+from typing import TypeVar
 
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -29,6 +31,7 @@ NOTARIZER = "notarizer"
 TLS_FETCHER = "tls_fetcher"
 TLS_FETCHER_ENCRYPT = "tls_fetcher_encrypt"
 ROLES = (SIGNER, NOTARIZER, TLS_FETCHER, TLS_FETCHER_ENCRYPT)
+T = TypeVar("T")
 
 _UNCOMPRESSED = (serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
 
@@ -45,11 +48,12 @@ class EnclaveKeys:
     (a fresh emulator that never signs a bundle pays nothing for them).
     """
 
-    __slots__ = ("_keys", "_secrets")
+    __slots__ = ("_derived", "_keys", "_secrets")
 
     def __init__(self, secrets: dict[str, bytes]) -> None:
         self._secrets = dict(secrets)
         self._keys: dict[str, ec.EllipticCurvePrivateKey] = {}
+        self._derived: dict[str, object] = {}
 
     @classmethod
     def create(cls, seed: int | None = None) -> EnclaveKeys:
@@ -75,6 +79,20 @@ class EnclaveKeys:
         """The 32-byte private scalars by role: for the state document only (it holds
         every other secret of the emulator too)."""
         return dict(self._secrets)
+
+    def derived_secret(self, purpose: str) -> bytes:
+        """32 bytes for another of the emulator's keys (the webhook signing key, the app
+        proofs' ephemeral key, the boot proofs' attestation keys), derived from the signer's
+        scalar: a seeded emulator has the same ones on every run, and a saved state keeps
+        them without a field of its own."""
+        return hashlib.blake2b(self._secrets[SIGNER], key=purpose.encode(), digest_size=32).digest()
+
+    def cached(self, purpose: str, build: Callable[[bytes], T]) -> T:
+        """``build(derived_secret(purpose))``, built once per purpose."""
+        found = self._derived.get(purpose)
+        if found is None:
+            found = self._derived[purpose] = build(self.derived_secret(purpose))
+        return found  # type: ignore[return-value]
 
     def key(self, role: str) -> ec.EllipticCurvePrivateKey:
         """The private key of ``role`` (for the services that sign with it)."""

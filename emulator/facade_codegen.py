@@ -213,8 +213,9 @@ def method_source(op: Operation, method: str, names: Names) -> str:
         args += [
             f"activity_type: Literal[{types_}] | None = None",
             "timestamp_ms: int | str | None = None",
+            "generate_app_proofs: bool | None = None",
         ]
-        extra = ", activity_type, timestamp_ms"
+        extra = ", activity_type, timestamp_ms, generate_app_proofs"
     result = result_type(op, op.name, names)
     signature = ",\n        ".join(["self", "*", *args])
     call = "{" + ", ".join(wire) + "}"
@@ -271,6 +272,7 @@ def module_source() -> str:
             "            caller: Caller | None,",
             "            activity_type: str | None = None,",
             "            timestamp_ms: int | str | None = None,",
+            "            generate_app_proofs: bool | None = None,",
             "        ) -> Any: ...",
             "",
             "\n".join(methods),

@@ -375,6 +375,21 @@ class CreateWalletAccountsResult(TypedDict):
     addresses: list[str]
 
 
+class _SubscriptionParamsRequired(TypedDict):
+    eventType: str
+
+
+class SubscriptionParams(_SubscriptionParamsRequired, total=False):
+    filtersJson: str
+    isActive: bool
+
+
+class CreateWebhookEndpointResult(TypedDict):
+    activity: dict[str, Any]
+    endpointId: str
+    webhookEndpoint: Any
+
+
 class DeleteInvitationResult(TypedDict):
     activity: dict[str, Any]
     invitationId: str
@@ -415,6 +430,11 @@ class DeleteWalletAccountsResult(TypedDict):
 class DeleteWalletsResult(TypedDict):
     activity: dict[str, Any]
     walletIds: list[str]
+
+
+class DeleteWebhookEndpointResult(TypedDict):
+    activity: dict[str, Any]
+    endpointId: str
 
 
 class _EmailAuthEmailCustomizationParamsRequired(TypedDict):
@@ -499,6 +519,11 @@ class GetAuthenticatorResult(TypedDict):
 class GetAuthenticatorsResult(TypedDict):
     activity: dict[str, Any]
     authenticators: list[dict[str, Any]]
+
+
+class GetBootProofResult(TypedDict):
+    activity: dict[str, Any]
+    bootProof: dict[str, Any]
 
 
 class GetIpAllowlistResult(TypedDict):
@@ -662,6 +687,16 @@ class ListActivitiesResult(TypedDict):
     activities: list[dict[str, Any]]
 
 
+class ListAppProofsResult(TypedDict):
+    activity: dict[str, Any]
+    appProofs: list[dict[str, Any]]
+
+
+class ListEmailEventsResult(TypedDict):
+    activity: dict[str, Any]
+    emailEvents: list[dict[str, Any]]
+
+
 class ListOauth2CredentialsResult(TypedDict):
     activity: dict[str, Any]
     oauth2Credentials: list[dict[str, Any]]
@@ -721,6 +756,11 @@ class ListWalletAccountsResult(TypedDict):
 class ListWalletsResult(TypedDict):
     activity: dict[str, Any]
     wallets: list[dict[str, Any]]
+
+
+class ListWebhookEndpointsResult(TypedDict):
+    activity: dict[str, Any]
+    webhookEndpoints: list[dict[str, Any]]
 
 
 class OauthResult(TypedDict):
@@ -849,6 +889,7 @@ class OperationMethods:
             caller: Caller | None,
             activity_type: str | None = None,
             timestamp_ms: int | str | None = None,
+            generate_app_proofs: bool | None = None,
         ) -> Any: ...
 
     @operation("approve_activity")
@@ -860,11 +901,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_APPROVE_ACTIVITY"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> ApproveActivityResult:
         """Approve activity (``/public/v1/submit/approve_activity``)."""
         return cast(
             "ApproveActivityResult",
-            self._run_operation("approve_activity", {"fingerprint": fingerprint}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("approve_activity", {"fingerprint": fingerprint}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_api_keys")
@@ -877,11 +919,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_API_KEYS", "ACTIVITY_TYPE_CREATE_API_KEYS_V2"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateApiKeysResult:
         """Create API keys (``/public/v1/submit/create_api_keys``)."""
         return cast(
             "CreateApiKeysResult",
-            self._run_operation("create_api_keys", {"userId": user_id, "apiKeys": api_keys}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_api_keys", {"userId": user_id, "apiKeys": api_keys}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_api_only_users")
@@ -893,11 +936,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_API_ONLY_USERS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateApiOnlyUsersResult:
         """Create API-only users (``/public/v1/submit/create_api_only_users``)."""
         return cast(
             "CreateApiOnlyUsersResult",
-            self._run_operation("create_api_only_users", {"apiOnlyUsers": api_only_users}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_api_only_users", {"apiOnlyUsers": api_only_users}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_authenticators")
@@ -910,11 +954,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_AUTHENTICATORS", "ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateAuthenticatorsResult:
         """Create authenticators (``/public/v1/submit/create_authenticators``)."""
         return cast(
             "CreateAuthenticatorsResult",
-            self._run_operation("create_authenticators", {"userId": user_id, "authenticators": authenticators}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_authenticators", {"userId": user_id, "authenticators": authenticators}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_invitations")
@@ -926,11 +971,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_INVITATIONS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateInvitationsResult:
         """Create invitations (``/public/v1/submit/create_invitations``)."""
         return cast(
             "CreateInvitationsResult",
-            self._run_operation("create_invitations", {"invitations": invitations}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_invitations", {"invitations": invitations}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_mfa_policy")
@@ -947,11 +993,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_MFA_POLICY"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateMfaPolicyResult:
         """Create MFA policy (``/public/v1/submit/create_mfa_policy``)."""
         return cast(
             "CreateMfaPolicyResult",
-            self._run_operation("create_mfa_policy", {"userId": user_id, "mfaPolicyName": mfa_policy_name, "condition": condition, "requiredAuthenticationMethods": required_authentication_methods, "order": order, "notes": notes}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_mfa_policy", {"userId": user_id, "mfaPolicyName": mfa_policy_name, "condition": condition, "requiredAuthenticationMethods": required_authentication_methods, "order": order, "notes": notes}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_oauth2_credential")
@@ -965,11 +1012,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_OAUTH2_CREDENTIAL"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateOauth2CredentialResult:
         """Create an OAuth 2.0 Credential (``/public/v1/submit/create_oauth2_credential``)."""
         return cast(
             "CreateOauth2CredentialResult",
-            self._run_operation("create_oauth2_credential", {"provider": provider, "clientId": client_id, "encryptedClientSecret": encrypted_client_secret}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_oauth2_credential", {"provider": provider, "clientId": client_id, "encryptedClientSecret": encrypted_client_secret}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_oauth_providers")
@@ -982,11 +1030,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS", "ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS_V2"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateOauthProvidersResult:
         """Create Oauth providers (``/public/v1/submit/create_oauth_providers``)."""
         return cast(
             "CreateOauthProvidersResult",
-            self._run_operation("create_oauth_providers", {"userId": user_id, "oauthProviders": oauth_providers}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_oauth_providers", {"userId": user_id, "oauthProviders": oauth_providers}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_policies")
@@ -998,11 +1047,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_POLICIES"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreatePoliciesResult:
         """Create policies (``/public/v1/submit/create_policies``)."""
         return cast(
             "CreatePoliciesResult",
-            self._run_operation("create_policies", {"policies": policies}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_policies", {"policies": policies}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_policy")
@@ -1020,11 +1070,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_POLICY", "ACTIVITY_TYPE_CREATE_POLICY_V2", "ACTIVITY_TYPE_CREATE_POLICY_V3"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreatePolicyResult:
         """Create policy (``/public/v1/submit/create_policy``)."""
         return cast(
             "CreatePolicyResult",
-            self._run_operation("create_policy", {"policyName": policy_name, "effect": effect, "condition": condition, "consensus": consensus, "notes": notes, "time": time, "selectors": selectors}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_policy", {"policyName": policy_name, "effect": effect, "condition": condition, "consensus": consensus, "notes": notes, "time": time, "selectors": selectors}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_private_key_tag")
@@ -1037,11 +1088,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_PRIVATE_KEY_TAG"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreatePrivateKeyTagResult:
         """Create private key tag (``/public/v1/submit/create_private_key_tag``)."""
         return cast(
             "CreatePrivateKeyTagResult",
-            self._run_operation("create_private_key_tag", {"privateKeyTagName": private_key_tag_name, "privateKeyIds": private_key_ids}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_private_key_tag", {"privateKeyTagName": private_key_tag_name, "privateKeyIds": private_key_ids}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_private_keys")
@@ -1054,11 +1106,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_PRIVATE_KEYS", "ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreatePrivateKeysResult:
         """Create private keys (``/public/v1/submit/create_private_keys``)."""
         return cast(
             "CreatePrivateKeysResult",
-            self._run_operation("create_private_keys", {"privateKeys": private_keys, "externalSignerPubkey": external_signer_pubkey}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_private_keys", {"privateKeys": private_keys, "externalSignerPubkey": external_signer_pubkey}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_read_only_session")
@@ -1069,11 +1122,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateReadOnlySessionResult:
         """Create read only session (``/public/v1/submit/create_read_only_session``)."""
         return cast(
             "CreateReadOnlySessionResult",
-            self._run_operation("create_read_only_session", {}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_read_only_session", {}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_read_write_session")
@@ -1090,11 +1144,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION", "ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateReadWriteSessionResult:
         """Create read write session (``/public/v1/submit/create_read_write_session``)."""
         return cast(
             "CreateReadWriteSessionResult",
-            self._run_operation("create_read_write_session", {"targetPublicKey": target_public_key, "userId": user_id, "invalidateExisting": invalidate_existing, "apiKeyName": api_key_name, "expirationSeconds": expiration_seconds, "email": email}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_read_write_session", {"targetPublicKey": target_public_key, "userId": user_id, "invalidateExisting": invalidate_existing, "apiKeyName": api_key_name, "expirationSeconds": expiration_seconds, "email": email}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_session_profile")
@@ -1109,11 +1164,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_SESSION_PROFILE"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateSessionProfileResult:
         """Create session profile (``/public/v1/submit/create_session_profile``)."""
         return cast(
             "CreateSessionProfileResult",
-            self._run_operation("create_session_profile", {"sessionProfileName": session_profile_name, "scope": scope, "expirationSeconds": expiration_seconds, "notes": notes}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_session_profile", {"sessionProfileName": session_profile_name, "scope": scope, "expirationSeconds": expiration_seconds, "notes": notes}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_smart_contract_interface")
@@ -1129,11 +1185,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateSmartContractInterfaceResult:
         """Create smart contract interface (``/public/v1/submit/create_smart_contract_interface``)."""
         return cast(
             "CreateSmartContractInterfaceResult",
-            self._run_operation("create_smart_contract_interface", {"smartContractAddress": smart_contract_address, "smartContractInterface": smart_contract_interface, "type": type, "label": label, "notes": notes}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_smart_contract_interface", {"smartContractAddress": smart_contract_address, "smartContractInterface": smart_contract_interface, "type": type, "label": label, "notes": notes}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_sub_organization")
@@ -1157,11 +1214,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION", "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V2", "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V3", "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V4", "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V5", "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V6", "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7", "ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateSubOrganizationResult:
         """Create sub-organization (``/public/v1/submit/create_sub_organization``)."""
         return cast(
             "CreateSubOrganizationResult",
-            self._run_operation("create_sub_organization", {"subOrganizationName": sub_organization_name, "rootUsers": root_users, "rootQuorumThreshold": root_quorum_threshold, "wallet": wallet, "disableEmailRecovery": disable_email_recovery, "disableEmailAuth": disable_email_auth, "disableSmsAuth": disable_sms_auth, "disableOtpEmailAuth": disable_otp_email_auth, "verificationToken": verification_token, "clientSignature": client_signature, "privateKeys": private_keys, "name": name, "rootAuthenticator": root_authenticator}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_sub_organization", {"subOrganizationName": sub_organization_name, "rootUsers": root_users, "rootQuorumThreshold": root_quorum_threshold, "wallet": wallet, "disableEmailRecovery": disable_email_recovery, "disableEmailAuth": disable_email_auth, "disableSmsAuth": disable_sms_auth, "disableOtpEmailAuth": disable_otp_email_auth, "verificationToken": verification_token, "clientSignature": client_signature, "privateKeys": private_keys, "name": name, "rootAuthenticator": root_authenticator}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_user_tag")
@@ -1174,11 +1232,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_USER_TAG"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateUserTagResult:
         """Create user tag (``/public/v1/submit/create_user_tag``)."""
         return cast(
             "CreateUserTagResult",
-            self._run_operation("create_user_tag", {"userTagName": user_tag_name, "userIds": user_ids}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_user_tag", {"userTagName": user_tag_name, "userIds": user_ids}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_users")
@@ -1190,11 +1249,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_USERS", "ACTIVITY_TYPE_CREATE_USERS_V2", "ACTIVITY_TYPE_CREATE_USERS_V3", "ACTIVITY_TYPE_CREATE_USERS_V4"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateApiOnlyUsersResult:
         """Create users (``/public/v1/submit/create_users``)."""
         return cast(
             "CreateApiOnlyUsersResult",
-            self._run_operation("create_users", {"users": users}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_users", {"users": users}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_velocity_control")
@@ -1209,11 +1269,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_VELOCITY_CONTROL"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateVelocityControlResult:
         """Create velocity control (``/public/v1/submit/create_velocity_control``)."""
         return cast(
             "CreateVelocityControlResult",
-            self._run_operation("create_velocity_control", {"name": name, "dataSource": data_source, "aggregation": aggregation, "identifier": identifier}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_velocity_control", {"name": name, "dataSource": data_source, "aggregation": aggregation, "identifier": identifier}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_wallet")
@@ -1227,11 +1288,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_WALLET"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateWalletResult:
         """Create wallet (``/public/v1/submit/create_wallet``)."""
         return cast(
             "CreateWalletResult",
-            self._run_operation("create_wallet", {"walletName": wallet_name, "accounts": accounts, "mnemonicLength": mnemonic_length}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_wallet", {"walletName": wallet_name, "accounts": accounts, "mnemonicLength": mnemonic_length}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_wallet_accounts")
@@ -1245,11 +1307,31 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateWalletAccountsResult:
         """Create wallet accounts (``/public/v1/submit/create_wallet_accounts``)."""
         return cast(
             "CreateWalletAccountsResult",
-            self._run_operation("create_wallet_accounts", {"walletId": wallet_id, "accounts": accounts, "persist": persist}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("create_wallet_accounts", {"walletId": wallet_id, "accounts": accounts, "persist": persist}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("create_webhook_endpoint")
+    def create_webhook_endpoint(
+        self,
+        *,
+        url: str,
+        name: str,
+        subscriptions: list[SubscriptionParams] | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> CreateWebhookEndpointResult:
+        """Create webhook endpoint (``/public/v1/submit/create_webhook_endpoint``)."""
+        return cast(
+            "CreateWebhookEndpointResult",
+            self._run_operation("create_webhook_endpoint", {"url": url, "name": name, "subscriptions": subscriptions}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_api_keys")
@@ -1262,11 +1344,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_API_KEYS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateApiKeysResult:
         """Delete API keys (``/public/v1/submit/delete_api_keys``)."""
         return cast(
             "CreateApiKeysResult",
-            self._run_operation("delete_api_keys", {"userId": user_id, "apiKeyIds": api_key_ids}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_api_keys", {"userId": user_id, "apiKeyIds": api_key_ids}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_authenticators")
@@ -1279,11 +1362,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_AUTHENTICATORS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateAuthenticatorsResult:
         """Delete authenticators (``/public/v1/submit/delete_authenticators``)."""
         return cast(
             "CreateAuthenticatorsResult",
-            self._run_operation("delete_authenticators", {"userId": user_id, "authenticatorIds": authenticator_ids}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_authenticators", {"userId": user_id, "authenticatorIds": authenticator_ids}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_invitation")
@@ -1295,11 +1379,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_INVITATION"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> DeleteInvitationResult:
         """Delete invitation (``/public/v1/submit/delete_invitation``)."""
         return cast(
             "DeleteInvitationResult",
-            self._run_operation("delete_invitation", {"invitationId": invitation_id}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_invitation", {"invitationId": invitation_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_mfa_policy")
@@ -1312,11 +1397,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_MFA_POLICY"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateMfaPolicyResult:
         """Delete MFA policy (``/public/v1/submit/delete_mfa_policy``)."""
         return cast(
             "CreateMfaPolicyResult",
-            self._run_operation("delete_mfa_policy", {"userId": user_id, "mfaPolicyId": mfa_policy_id}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_mfa_policy", {"userId": user_id, "mfaPolicyId": mfa_policy_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_oauth2_credential")
@@ -1328,11 +1414,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_OAUTH2_CREDENTIAL"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateOauth2CredentialResult:
         """Delete an OAuth 2.0 Credential (``/public/v1/submit/delete_oauth2_credential``)."""
         return cast(
             "CreateOauth2CredentialResult",
-            self._run_operation("delete_oauth2_credential", {"oauth2CredentialId": oauth2_credential_id}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_oauth2_credential", {"oauth2CredentialId": oauth2_credential_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_oauth_providers")
@@ -1345,11 +1432,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_OAUTH_PROVIDERS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateOauthProvidersResult:
         """Delete Oauth providers (``/public/v1/submit/delete_oauth_providers``)."""
         return cast(
             "CreateOauthProvidersResult",
-            self._run_operation("delete_oauth_providers", {"userId": user_id, "providerIds": provider_ids}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_oauth_providers", {"userId": user_id, "providerIds": provider_ids}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_policies")
@@ -1361,11 +1449,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_POLICIES"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreatePoliciesResult:
         """Delete policies (``/public/v1/submit/delete_policies``)."""
         return cast(
             "CreatePoliciesResult",
-            self._run_operation("delete_policies", {"policyIds": policy_ids}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_policies", {"policyIds": policy_ids}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_policy")
@@ -1377,11 +1466,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_POLICY"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreatePolicyResult:
         """Delete policy (``/public/v1/submit/delete_policy``)."""
         return cast(
             "CreatePolicyResult",
-            self._run_operation("delete_policy", {"policyId": policy_id}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_policy", {"policyId": policy_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_private_key_tags")
@@ -1393,11 +1483,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_PRIVATE_KEY_TAGS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> DeletePrivateKeyTagsResult:
         """Delete private key tags (``/public/v1/submit/delete_private_key_tags``)."""
         return cast(
             "DeletePrivateKeyTagsResult",
-            self._run_operation("delete_private_key_tags", {"privateKeyTagIds": private_key_tag_ids}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_private_key_tags", {"privateKeyTagIds": private_key_tag_ids}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_private_keys")
@@ -1410,11 +1501,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_PRIVATE_KEYS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> DeletePrivateKeysResult:
         """Delete private keys (``/public/v1/submit/delete_private_keys``)."""
         return cast(
             "DeletePrivateKeysResult",
-            self._run_operation("delete_private_keys", {"privateKeyIds": private_key_ids, "deleteWithoutExport": delete_without_export}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_private_keys", {"privateKeyIds": private_key_ids, "deleteWithoutExport": delete_without_export}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_secrets")
@@ -1426,11 +1518,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_SECRETS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> DeleteSecretsResult:
         """Delete secrets (``/public/v1/submit/delete_secrets``)."""
         return cast(
             "DeleteSecretsResult",
-            self._run_operation("delete_secrets", {"secretIds": secret_ids}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_secrets", {"secretIds": secret_ids}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_smart_contract_interface")
@@ -1442,11 +1535,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateSmartContractInterfaceResult:
         """Delete smart contract interface (``/public/v1/submit/delete_smart_contract_interface``)."""
         return cast(
             "CreateSmartContractInterfaceResult",
-            self._run_operation("delete_smart_contract_interface", {"smartContractInterfaceId": smart_contract_interface_id}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_smart_contract_interface", {"smartContractInterfaceId": smart_contract_interface_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_sub_organization")
@@ -1458,11 +1552,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_SUB_ORGANIZATION"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> DeleteSubOrganizationResult:
         """Delete sub organization (``/public/v1/submit/delete_sub_organization``)."""
         return cast(
             "DeleteSubOrganizationResult",
-            self._run_operation("delete_sub_organization", {"deleteWithoutExport": delete_without_export}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_sub_organization", {"deleteWithoutExport": delete_without_export}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_user_tags")
@@ -1474,11 +1569,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_USER_TAGS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> DeleteUserTagsResult:
         """Delete user tags (``/public/v1/submit/delete_user_tags``)."""
         return cast(
             "DeleteUserTagsResult",
-            self._run_operation("delete_user_tags", {"userTagIds": user_tag_ids}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_user_tags", {"userTagIds": user_tag_ids}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_users")
@@ -1490,11 +1586,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_USERS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateApiOnlyUsersResult:
         """Delete users (``/public/v1/submit/delete_users``)."""
         return cast(
             "CreateApiOnlyUsersResult",
-            self._run_operation("delete_users", {"userIds": user_ids}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_users", {"userIds": user_ids}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_velocity_control")
@@ -1507,11 +1604,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_VELOCITY_CONTROLS", "ACTIVITY_TYPE_DELETE_VELOCITY_CONTROL"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> ApproveActivityResult:
         """Delete velocity control (``/public/v1/submit/delete_velocity_control``)."""
         return cast(
             "ApproveActivityResult",
-            self._run_operation("delete_velocity_control", {"velocityControlId": velocity_control_id, "velocityControlIds": velocity_control_ids}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_velocity_control", {"velocityControlId": velocity_control_id, "velocityControlIds": velocity_control_ids}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_wallet_accounts")
@@ -1524,11 +1622,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_WALLET_ACCOUNTS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> DeleteWalletAccountsResult:
         """Delete wallet accounts (``/public/v1/submit/delete_wallet_accounts``)."""
         return cast(
             "DeleteWalletAccountsResult",
-            self._run_operation("delete_wallet_accounts", {"walletAccountIds": wallet_account_ids, "deleteWithoutExport": delete_without_export}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_wallet_accounts", {"walletAccountIds": wallet_account_ids, "deleteWithoutExport": delete_without_export}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_wallets")
@@ -1541,11 +1640,29 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_DELETE_WALLETS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> DeleteWalletsResult:
         """Delete wallets (``/public/v1/submit/delete_wallets``)."""
         return cast(
             "DeleteWalletsResult",
-            self._run_operation("delete_wallets", {"walletIds": wallet_ids, "deleteWithoutExport": delete_without_export}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("delete_wallets", {"walletIds": wallet_ids, "deleteWithoutExport": delete_without_export}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("delete_webhook_endpoint")
+    def delete_webhook_endpoint(
+        self,
+        *,
+        endpoint_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> DeleteWebhookEndpointResult:
+        """Delete webhook endpoint (``/public/v1/submit/delete_webhook_endpoint``)."""
+        return cast(
+            "DeleteWebhookEndpointResult",
+            self._run_operation("delete_webhook_endpoint", {"endpointId": endpoint_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("email_auth")
@@ -1565,11 +1682,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_EMAIL_AUTH", "ACTIVITY_TYPE_EMAIL_AUTH_V2", "ACTIVITY_TYPE_EMAIL_AUTH_V3"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> EmailAuthResult:
         """Perform email auth (``/public/v1/submit/email_auth``)."""
         return cast(
             "EmailAuthResult",
-            self._run_operation("email_auth", {"email": email, "targetPublicKey": target_public_key, "emailCustomization": email_customization, "apiKeyName": api_key_name, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing, "sendFromEmailAddress": send_from_email_address, "sendFromEmailSenderName": send_from_email_sender_name, "replyToEmailAddress": reply_to_email_address}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("email_auth", {"email": email, "targetPublicKey": target_public_key, "emailCustomization": email_customization, "apiKeyName": api_key_name, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing, "sendFromEmailAddress": send_from_email_address, "sendFromEmailSenderName": send_from_email_sender_name, "replyToEmailAddress": reply_to_email_address}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("export_private_key")
@@ -1582,11 +1700,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_EXPORT_PRIVATE_KEY"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> ExportPrivateKeyResult:
         """Export private key (``/public/v1/submit/export_private_key``)."""
         return cast(
             "ExportPrivateKeyResult",
-            self._run_operation("export_private_key", {"privateKeyId": private_key_id, "targetPublicKey": target_public_key}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("export_private_key", {"privateKeyId": private_key_id, "targetPublicKey": target_public_key}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("export_secrets")
@@ -1598,11 +1717,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_EXPORT_SECRETS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> ExportSecretsResult:
         """Export secrets (``/public/v1/submit/export_secrets``)."""
         return cast(
             "ExportSecretsResult",
-            self._run_operation("export_secrets", {"secrets": secrets}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("export_secrets", {"secrets": secrets}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("export_wallet")
@@ -1616,11 +1736,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_EXPORT_WALLET"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> ExportWalletResult:
         """Export wallet (``/public/v1/submit/export_wallet``)."""
         return cast(
             "ExportWalletResult",
-            self._run_operation("export_wallet", {"walletId": wallet_id, "targetPublicKey": target_public_key, "language": language}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("export_wallet", {"walletId": wallet_id, "targetPublicKey": target_public_key, "language": language}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("export_wallet_account")
@@ -1633,11 +1754,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_EXPORT_WALLET_ACCOUNT"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> ExportWalletAccountResult:
         """Export wallet account (``/public/v1/submit/export_wallet_account``)."""
         return cast(
             "ExportWalletAccountResult",
-            self._run_operation("export_wallet_account", {"address": address, "targetPublicKey": target_public_key}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("export_wallet_account", {"address": address, "targetPublicKey": target_public_key}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("get_active_policies")
@@ -1723,6 +1845,20 @@ class OperationMethods:
             self._run_operation("get_authenticators", {"userId": user_id}, organization_id, caller),
         )
 
+    @operation("get_boot_proof")
+    def get_boot_proof(
+        self,
+        *,
+        ephemeral_key: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetBootProofResult:
+        """Get a specific boot proof (``/public/v1/query/get_boot_proof``)."""
+        return cast(
+            "GetBootProofResult",
+            self._run_operation("get_boot_proof", {"ephemeralKey": ephemeral_key}, organization_id, caller),
+        )
+
     @operation("get_ip_allowlist")
     def get_ip_allowlist(
         self,
@@ -1735,6 +1871,20 @@ class OperationMethods:
         return cast(
             "GetIpAllowlistResult",
             self._run_operation("get_ip_allowlist", {"publicKey": public_key}, organization_id, caller),
+        )
+
+    @operation("get_latest_boot_proof")
+    def get_latest_boot_proof(
+        self,
+        *,
+        app_name: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetBootProofResult:
+        """Get the latest boot proof for an app (``/public/v1/query/get_latest_boot_proof``)."""
+        return cast(
+            "GetBootProofResult",
+            self._run_operation("get_latest_boot_proof", {"appName": app_name}, organization_id, caller),
         )
 
     @operation("get_mfa_policies")
@@ -1989,11 +2139,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_IMPORT_PRIVATE_KEY"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> ImportPrivateKeyResult:
         """Import private key (``/public/v1/submit/import_private_key``)."""
         return cast(
             "ImportPrivateKeyResult",
-            self._run_operation("import_private_key", {"userId": user_id, "privateKeyName": private_key_name, "encryptedBundle": encrypted_bundle, "curve": curve, "addressFormats": address_formats}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("import_private_key", {"userId": user_id, "privateKeyName": private_key_name, "encryptedBundle": encrypted_bundle, "curve": curve, "addressFormats": address_formats}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("import_secrets")
@@ -2005,11 +2156,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_IMPORT_SECRETS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> DeleteSecretsResult:
         """Import secrets (``/public/v1/submit/import_secrets``)."""
         return cast(
             "DeleteSecretsResult",
-            self._run_operation("import_secrets", {"secrets": secrets}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("import_secrets", {"secrets": secrets}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("import_wallet")
@@ -2024,11 +2176,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_IMPORT_WALLET"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateWalletResult:
         """Import wallet (``/public/v1/submit/import_wallet``)."""
         return cast(
             "CreateWalletResult",
-            self._run_operation("import_wallet", {"userId": user_id, "walletName": wallet_name, "encryptedBundle": encrypted_bundle, "accounts": accounts}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("import_wallet", {"userId": user_id, "walletName": wallet_name, "encryptedBundle": encrypted_bundle, "accounts": accounts}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("init_import_private_key")
@@ -2040,11 +2193,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_INIT_IMPORT_PRIVATE_KEY"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> InitImportPrivateKeyResult:
         """Init import private key (``/public/v1/submit/init_import_private_key``)."""
         return cast(
             "InitImportPrivateKeyResult",
-            self._run_operation("init_import_private_key", {"userId": user_id}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("init_import_private_key", {"userId": user_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("init_import_secrets")
@@ -2057,11 +2211,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_INIT_IMPORT_SECRETS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> InitImportSecretsResult:
         """Init import secrets (``/public/v1/submit/init_import_secrets``)."""
         return cast(
             "InitImportSecretsResult",
-            self._run_operation("init_import_secrets", {"encryptionSuite": encryption_suite, "numSecrets": num_secrets}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("init_import_secrets", {"encryptionSuite": encryption_suite, "numSecrets": num_secrets}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("init_import_wallet")
@@ -2073,11 +2228,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_INIT_IMPORT_WALLET"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> InitImportPrivateKeyResult:
         """Init import wallet (``/public/v1/submit/init_import_wallet``)."""
         return cast(
             "InitImportPrivateKeyResult",
-            self._run_operation("init_import_wallet", {"userId": user_id}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("init_import_wallet", {"userId": user_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("init_otp")
@@ -2100,11 +2256,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_INIT_OTP", "ACTIVITY_TYPE_INIT_OTP_V2", "ACTIVITY_TYPE_INIT_OTP_V3"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> InitOtpResult:
         """Init generic OTP (``/public/v1/submit/init_otp``)."""
         return cast(
             "InitOtpResult",
-            self._run_operation("init_otp", {"otpType": otp_type, "contact": contact, "emailCustomization": email_customization, "smsCustomization": sms_customization, "userIdentifier": user_identifier, "sendFromEmailAddress": send_from_email_address, "sendFromEmailSenderName": send_from_email_sender_name, "replyToEmailAddress": reply_to_email_address, "otpLength": otp_length, "alphanumeric": alphanumeric, "appName": app_name, "expirationSeconds": expiration_seconds}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("init_otp", {"otpType": otp_type, "contact": contact, "emailCustomization": email_customization, "smsCustomization": sms_customization, "userIdentifier": user_identifier, "sendFromEmailAddress": send_from_email_address, "sendFromEmailSenderName": send_from_email_sender_name, "replyToEmailAddress": reply_to_email_address, "otpLength": otp_length, "alphanumeric": alphanumeric, "appName": app_name, "expirationSeconds": expiration_seconds}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("init_otp_auth")
@@ -2127,11 +2284,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_INIT_OTP_AUTH", "ACTIVITY_TYPE_INIT_OTP_AUTH_V2", "ACTIVITY_TYPE_INIT_OTP_AUTH_V3"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> InitOtpAuthResult:
         """Init OTP auth (``/public/v1/submit/init_otp_auth``)."""
         return cast(
             "InitOtpAuthResult",
-            self._run_operation("init_otp_auth", {"otpType": otp_type, "contact": contact, "emailCustomization": email_customization, "smsCustomization": sms_customization, "userIdentifier": user_identifier, "sendFromEmailAddress": send_from_email_address, "sendFromEmailSenderName": send_from_email_sender_name, "replyToEmailAddress": reply_to_email_address, "otpLength": otp_length, "alphanumeric": alphanumeric, "appName": app_name, "expirationSeconds": expiration_seconds}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("init_otp_auth", {"otpType": otp_type, "contact": contact, "emailCustomization": email_customization, "smsCustomization": sms_customization, "userIdentifier": user_identifier, "sendFromEmailAddress": send_from_email_address, "sendFromEmailSenderName": send_from_email_sender_name, "replyToEmailAddress": reply_to_email_address, "otpLength": otp_length, "alphanumeric": alphanumeric, "appName": app_name, "expirationSeconds": expiration_seconds}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("init_user_email_recovery")
@@ -2149,11 +2307,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_INIT_USER_EMAIL_RECOVERY", "ACTIVITY_TYPE_INIT_USER_EMAIL_RECOVERY_V2"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> InitUserEmailRecoveryResult:
         """Init email recovery (``/public/v1/submit/init_user_email_recovery``)."""
         return cast(
             "InitUserEmailRecoveryResult",
-            self._run_operation("init_user_email_recovery", {"email": email, "targetPublicKey": target_public_key, "emailCustomization": email_customization, "expirationSeconds": expiration_seconds, "sendFromEmailAddress": send_from_email_address, "sendFromEmailSenderName": send_from_email_sender_name, "replyToEmailAddress": reply_to_email_address}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("init_user_email_recovery", {"email": email, "targetPublicKey": target_public_key, "emailCustomization": email_customization, "expirationSeconds": expiration_seconds, "sendFromEmailAddress": send_from_email_address, "sendFromEmailSenderName": send_from_email_sender_name, "replyToEmailAddress": reply_to_email_address}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("list_activities")
@@ -2186,6 +2345,50 @@ class OperationMethods:
         return cast(
             "ListActivitiesResult",
             self._run_operation("list_activities", {"filterByStatus": filter_by_status, "filterByType": filter_by_type, "paginationOptions": pagination_options}, organization_id, caller),
+        )
+
+    @operation("list_app_proofs")
+    def list_app_proofs(
+        self,
+        *,
+        activity_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListAppProofsResult:
+        """List App Proofs for an activity (``/public/v1/query/list_app_proofs``)."""
+        return cast(
+            "ListAppProofsResult",
+            self._run_operation("list_app_proofs", {"activityId": activity_id}, organization_id, caller),
+        )
+
+    @operation("list_app_proofs")
+    def get_app_proofs(
+        self,
+        *,
+        activity_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListAppProofsResult:
+        """List App Proofs for an activity (``/public/v1/query/list_app_proofs``)."""
+        return cast(
+            "ListAppProofsResult",
+            self._run_operation("list_app_proofs", {"activityId": activity_id}, organization_id, caller),
+        )
+
+    @operation("list_email_events")
+    def list_email_events(
+        self,
+        *,
+        email: str,
+        event_type: str | None = None,
+        pagination_options: ListActivitiesPaginationOptionsParams | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListEmailEventsResult:
+        """List email events (``/public/v1/query/list_email_events``)."""
+        return cast(
+            "ListEmailEventsResult",
+            self._run_operation("list_email_events", {"email": email, "eventType": event_type, "paginationOptions": pagination_options}, organization_id, caller),
         )
 
     @operation("list_oauth2_credentials")
@@ -2481,6 +2684,19 @@ class OperationMethods:
             self._run_operation("list_wallets", {}, organization_id, caller),
         )
 
+    @operation("list_webhook_endpoints")
+    def list_webhook_endpoints(
+        self,
+        *,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListWebhookEndpointsResult:
+        """List webhook endpoints (``/public/v1/query/list_webhook_endpoints``)."""
+        return cast(
+            "ListWebhookEndpointsResult",
+            self._run_operation("list_webhook_endpoints", {}, organization_id, caller),
+        )
+
     @operation("oauth")
     def oauth(
         self,
@@ -2494,11 +2710,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_OAUTH"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> OauthResult:
         """Oauth (``/public/v1/submit/oauth``)."""
         return cast(
             "OauthResult",
-            self._run_operation("oauth", {"oidcToken": oidc_token, "targetPublicKey": target_public_key, "apiKeyName": api_key_name, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("oauth", {"oidcToken": oidc_token, "targetPublicKey": target_public_key, "apiKeyName": api_key_name, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("oauth2_authenticate")
@@ -2515,11 +2732,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_OAUTH2_AUTHENTICATE"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> Oauth2AuthenticateResult:
         """OAuth 2.0 authentication (``/public/v1/submit/oauth2_authenticate``)."""
         return cast(
             "Oauth2AuthenticateResult",
-            self._run_operation("oauth2_authenticate", {"oauth2CredentialId": oauth2_credential_id, "authCode": auth_code, "redirectUri": redirect_uri, "codeVerifier": code_verifier, "nonce": nonce, "bearerTokenTargetPublicKey": bearer_token_target_public_key}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("oauth2_authenticate", {"oauth2CredentialId": oauth2_credential_id, "authCode": auth_code, "redirectUri": redirect_uri, "codeVerifier": code_verifier, "nonce": nonce, "bearerTokenTargetPublicKey": bearer_token_target_public_key}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("oauth_login")
@@ -2535,11 +2753,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_OAUTH_LOGIN"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> OauthLoginResult:
         """Login with Oauth (``/public/v1/submit/oauth_login``)."""
         return cast(
             "OauthLoginResult",
-            self._run_operation("oauth_login", {"oidcToken": oidc_token, "publicKey": public_key, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing, "sessionProfileId": session_profile_id}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("oauth_login", {"oidcToken": oidc_token, "publicKey": public_key, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing, "sessionProfileId": session_profile_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("otp_auth")
@@ -2556,11 +2775,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_OTP_AUTH"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> OtpAuthResult:
         """OTP auth (``/public/v1/submit/otp_auth``)."""
         return cast(
             "OtpAuthResult",
-            self._run_operation("otp_auth", {"otpId": otp_id, "otpCode": otp_code, "targetPublicKey": target_public_key, "apiKeyName": api_key_name, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("otp_auth", {"otpId": otp_id, "otpCode": otp_code, "targetPublicKey": target_public_key, "apiKeyName": api_key_name, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("otp_login")
@@ -2577,11 +2797,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_OTP_LOGIN", "ACTIVITY_TYPE_OTP_LOGIN_V2"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> OauthLoginResult:
         """Login with OTP (``/public/v1/submit/otp_login``)."""
         return cast(
             "OauthLoginResult",
-            self._run_operation("otp_login", {"verificationToken": verification_token, "publicKey": public_key, "sessionProfileId": session_profile_id, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing, "clientSignature": client_signature}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("otp_login", {"verificationToken": verification_token, "publicKey": public_key, "sessionProfileId": session_profile_id, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing, "clientSignature": client_signature}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("recover_user")
@@ -2594,11 +2815,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_RECOVER_USER"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> RecoverUserResult:
         """Recover a user (``/public/v1/submit/recover_user``)."""
         return cast(
             "RecoverUserResult",
-            self._run_operation("recover_user", {"authenticator": authenticator, "userId": user_id}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("recover_user", {"authenticator": authenticator, "userId": user_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("reject_activity")
@@ -2610,11 +2832,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_REJECT_ACTIVITY"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> ApproveActivityResult:
         """Reject activity (``/public/v1/submit/reject_activity``)."""
         return cast(
             "ApproveActivityResult",
-            self._run_operation("reject_activity", {"fingerprint": fingerprint}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("reject_activity", {"fingerprint": fingerprint}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("remove_ip_allowlist")
@@ -2626,11 +2849,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_REMOVE_IP_ALLOWLIST"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> ApproveActivityResult:
         """Remove IP Allowlist (``/public/v1/submit/remove_ip_allowlist``)."""
         return cast(
             "ApproveActivityResult",
-            self._run_operation("remove_ip_allowlist", {"publicKey": public_key}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("remove_ip_allowlist", {"publicKey": public_key}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("remove_organization_feature")
@@ -2642,11 +2866,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_REMOVE_ORGANIZATION_FEATURE"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> RemoveOrganizationFeatureResult:
         """Remove organization feature (``/public/v1/submit/remove_organization_feature``)."""
         return cast(
             "RemoveOrganizationFeatureResult",
-            self._run_operation("remove_organization_feature", {"name": name}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("remove_organization_feature", {"name": name}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("set_ip_allowlist")
@@ -2661,11 +2886,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_SET_IP_ALLOWLIST"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> ApproveActivityResult:
         """Set IP Allowlist (``/public/v1/submit/set_ip_allowlist``)."""
         return cast(
             "ApproveActivityResult",
-            self._run_operation("set_ip_allowlist", {"publicKey": public_key, "enabled": enabled, "rules": rules, "onEvaluationError": on_evaluation_error}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("set_ip_allowlist", {"publicKey": public_key, "enabled": enabled, "rules": rules, "onEvaluationError": on_evaluation_error}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("set_organization_feature")
@@ -2678,11 +2904,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> RemoveOrganizationFeatureResult:
         """Set organization feature (``/public/v1/submit/set_organization_feature``)."""
         return cast(
             "RemoveOrganizationFeatureResult",
-            self._run_operation("set_organization_feature", {"name": name, "value": value}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("set_organization_feature", {"name": name, "value": value}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("sign_raw_payload")
@@ -2699,11 +2926,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_SIGN_RAW_PAYLOAD", "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> SignRawPayloadResult:
         """Sign raw payload (``/public/v1/submit/sign_raw_payload``)."""
         return cast(
             "SignRawPayloadResult",
-            self._run_operation("sign_raw_payload", {"payload": payload, "encoding": encoding, "hashFunction": hash_function, "signWith": sign_with, "externalSignerPubkey": external_signer_pubkey, "privateKeyId": private_key_id}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("sign_raw_payload", {"payload": payload, "encoding": encoding, "hashFunction": hash_function, "signWith": sign_with, "externalSignerPubkey": external_signer_pubkey, "privateKeyId": private_key_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("sign_raw_payloads")
@@ -2719,11 +2947,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_SIGN_RAW_PAYLOADS"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> SignRawPayloadsResult:
         """Sign raw payloads (``/public/v1/submit/sign_raw_payloads``)."""
         return cast(
             "SignRawPayloadsResult",
-            self._run_operation("sign_raw_payloads", {"signWith": sign_with, "payloads": payloads, "encoding": encoding, "hashFunction": hash_function, "externalSignerPubkey": external_signer_pubkey}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("sign_raw_payloads", {"signWith": sign_with, "payloads": payloads, "encoding": encoding, "hashFunction": hash_function, "externalSignerPubkey": external_signer_pubkey}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("sign_transaction")
@@ -2739,11 +2968,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_SIGN_TRANSACTION", "ACTIVITY_TYPE_SIGN_TRANSACTION_V2"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> SignTransactionResult:
         """Sign transaction (``/public/v1/submit/sign_transaction``)."""
         return cast(
             "SignTransactionResult",
-            self._run_operation("sign_transaction", {"unsignedTransaction": unsigned_transaction, "type": type, "signWith": sign_with, "externalSignerPubkey": external_signer_pubkey, "privateKeyId": private_key_id}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("sign_transaction", {"unsignedTransaction": unsigned_transaction, "type": type, "signWith": sign_with, "externalSignerPubkey": external_signer_pubkey, "privateKeyId": private_key_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("stamp_login")
@@ -2758,11 +2988,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_STAMP_LOGIN"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> OauthLoginResult:
         """Login with a stamp (``/public/v1/submit/stamp_login``)."""
         return cast(
             "OauthLoginResult",
-            self._run_operation("stamp_login", {"publicKey": public_key, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing, "sessionProfileId": session_profile_id}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("stamp_login", {"publicKey": public_key, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing, "sessionProfileId": session_profile_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("update_mfa_policy")
@@ -2780,11 +3011,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_MFA_POLICY"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateMfaPolicyResult:
         """Update MFA policy (``/public/v1/submit/update_mfa_policy``)."""
         return cast(
             "CreateMfaPolicyResult",
-            self._run_operation("update_mfa_policy", {"userId": user_id, "mfaPolicyId": mfa_policy_id, "mfaPolicyName": mfa_policy_name, "condition": condition, "requiredAuthenticationMethods": required_authentication_methods, "order": order, "notes": notes}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("update_mfa_policy", {"userId": user_id, "mfaPolicyId": mfa_policy_id, "mfaPolicyName": mfa_policy_name, "condition": condition, "requiredAuthenticationMethods": required_authentication_methods, "order": order, "notes": notes}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("update_oauth2_credential")
@@ -2799,11 +3031,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_OAUTH2_CREDENTIAL"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreateOauth2CredentialResult:
         """Update an OAuth 2.0 Credential (``/public/v1/submit/update_oauth2_credential``)."""
         return cast(
             "CreateOauth2CredentialResult",
-            self._run_operation("update_oauth2_credential", {"oauth2CredentialId": oauth2_credential_id, "provider": provider, "clientId": client_id, "encryptedClientSecret": encrypted_client_secret}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("update_oauth2_credential", {"oauth2CredentialId": oauth2_credential_id, "provider": provider, "clientId": client_id, "encryptedClientSecret": encrypted_client_secret}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("update_organization_name")
@@ -2815,11 +3048,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> UpdateOrganizationNameResult:
         """Update organization name (``/public/v1/submit/update_organization_name``)."""
         return cast(
             "UpdateOrganizationNameResult",
-            self._run_operation("update_organization_name", {"organizationName": organization_name}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("update_organization_name", {"organizationName": organization_name}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("update_policy")
@@ -2837,11 +3071,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_POLICY", "ACTIVITY_TYPE_UPDATE_POLICY_V2"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> CreatePolicyResult:
         """Update policy (``/public/v1/submit/update_policy``)."""
         return cast(
             "CreatePolicyResult",
-            self._run_operation("update_policy", {"policyId": policy_id, "policyName": policy_name, "policyEffect": policy_effect, "policyCondition": policy_condition, "policyConsensus": policy_consensus, "policyNotes": policy_notes, "time": time}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("update_policy", {"policyId": policy_id, "policyName": policy_name, "policyEffect": policy_effect, "policyCondition": policy_condition, "policyConsensus": policy_consensus, "policyNotes": policy_notes, "time": time}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("update_private_key_tag")
@@ -2856,11 +3091,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_PRIVATE_KEY_TAG"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> UpdatePrivateKeyTagResult:
         """Update private key tag (``/public/v1/submit/update_private_key_tag``)."""
         return cast(
             "UpdatePrivateKeyTagResult",
-            self._run_operation("update_private_key_tag", {"privateKeyTagId": private_key_tag_id, "addPrivateKeyIds": add_private_key_ids, "removePrivateKeyIds": remove_private_key_ids, "newPrivateKeyTagName": new_private_key_tag_name}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("update_private_key_tag", {"privateKeyTagId": private_key_tag_id, "addPrivateKeyIds": add_private_key_ids, "removePrivateKeyIds": remove_private_key_ids, "newPrivateKeyTagName": new_private_key_tag_name}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("update_root_quorum")
@@ -2873,11 +3109,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_ROOT_QUORUM"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> ApproveActivityResult:
         """Update root quorum (``/public/v1/submit/update_root_quorum``)."""
         return cast(
             "ApproveActivityResult",
-            self._run_operation("update_root_quorum", {"threshold": threshold, "userIds": user_ids}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("update_root_quorum", {"threshold": threshold, "userIds": user_ids}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("update_user")
@@ -2893,11 +3130,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_USER"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> InitUserEmailRecoveryResult:
         """Update user (``/public/v1/submit/update_user``)."""
         return cast(
             "InitUserEmailRecoveryResult",
-            self._run_operation("update_user", {"userId": user_id, "userName": user_name, "userEmail": user_email, "userTagIds": user_tag_ids, "userPhoneNumber": user_phone_number}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("update_user", {"userId": user_id, "userName": user_name, "userEmail": user_email, "userTagIds": user_tag_ids, "userPhoneNumber": user_phone_number}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("update_user_email")
@@ -2911,11 +3149,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_USER_EMAIL"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> InitUserEmailRecoveryResult:
         """Update user's email (``/public/v1/submit/update_user_email``)."""
         return cast(
             "InitUserEmailRecoveryResult",
-            self._run_operation("update_user_email", {"userId": user_id, "userEmail": user_email, "verificationToken": verification_token}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("update_user_email", {"userId": user_id, "userEmail": user_email, "verificationToken": verification_token}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("update_user_name")
@@ -2928,11 +3167,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_USER_NAME"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> InitUserEmailRecoveryResult:
         """Update user's name (``/public/v1/submit/update_user_name``)."""
         return cast(
             "InitUserEmailRecoveryResult",
-            self._run_operation("update_user_name", {"userId": user_id, "userName": user_name}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("update_user_name", {"userId": user_id, "userName": user_name}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("update_user_phone_number")
@@ -2946,11 +3186,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> InitUserEmailRecoveryResult:
         """Update user's phone number (``/public/v1/submit/update_user_phone_number``)."""
         return cast(
             "InitUserEmailRecoveryResult",
-            self._run_operation("update_user_phone_number", {"userId": user_id, "userPhoneNumber": user_phone_number, "verificationToken": verification_token}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("update_user_phone_number", {"userId": user_id, "userPhoneNumber": user_phone_number, "verificationToken": verification_token}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("update_user_tag")
@@ -2965,11 +3206,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_USER_TAG"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> UpdateUserTagResult:
         """Update user tag (``/public/v1/submit/update_user_tag``)."""
         return cast(
             "UpdateUserTagResult",
-            self._run_operation("update_user_tag", {"userTagId": user_tag_id, "addUserIds": add_user_ids, "removeUserIds": remove_user_ids, "newUserTagName": new_user_tag_name}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("update_user_tag", {"userTagId": user_tag_id, "addUserIds": add_user_ids, "removeUserIds": remove_user_ids, "newUserTagName": new_user_tag_name}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("update_wallet")
@@ -2982,11 +3224,32 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_UPDATE_WALLET"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> UpdateWalletResult:
         """Update wallet (``/public/v1/submit/update_wallet``)."""
         return cast(
             "UpdateWalletResult",
-            self._run_operation("update_wallet", {"walletId": wallet_id, "walletName": wallet_name}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("update_wallet", {"walletId": wallet_id, "walletName": wallet_name}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("update_webhook_endpoint")
+    def update_webhook_endpoint(
+        self,
+        *,
+        endpoint_id: str,
+        url: str | None = None,
+        name: str | None = None,
+        is_active: bool | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> CreateWebhookEndpointResult:
+        """Update webhook endpoint (``/public/v1/submit/update_webhook_endpoint``)."""
+        return cast(
+            "CreateWebhookEndpointResult",
+            self._run_operation("update_webhook_endpoint", {"endpointId": endpoint_id, "url": url, "name": name, "isActive": is_active}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("verify_otp")
@@ -3002,11 +3265,12 @@ class OperationMethods:
         caller: "Caller | None" = None,
         activity_type: Literal["ACTIVITY_TYPE_VERIFY_OTP", "ACTIVITY_TYPE_VERIFY_OTP_V2"] | None = None,
         timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
     ) -> VerifyOtpResult:
         """Verify generic OTP (``/public/v1/submit/verify_otp``)."""
         return cast(
             "VerifyOtpResult",
-            self._run_operation("verify_otp", {"otpId": otp_id, "encryptedOtpBundle": encrypted_otp_bundle, "expirationSeconds": expiration_seconds, "otpCode": otp_code, "publicKey": public_key}, organization_id, caller, activity_type, timestamp_ms),
+            self._run_operation("verify_otp", {"otpId": otp_id, "encryptedOtpBundle": encrypted_otp_bundle, "expirationSeconds": expiration_seconds, "otpCode": otp_code, "publicKey": public_key}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("whoami")

@@ -617,3 +617,50 @@ def velocity_control_not_found(velocity_control_id: str, organization_id: str) -
 
 
 VELOCITY_CONTROLS_TO_DELETE = "velocityControlIds must hold at least one id, without repeats"
+
+
+# --- webhooks (the rules of features/webhooks/overview.mdx; texts ours) ------------------------
+WEBHOOK_NAME_EMPTY = "name must be a non-empty, human-readable name"
+WEBHOOK_SUBSCRIPTIONS_REQUIRED = (
+    "subscriptions must hold at least one event type (pass event types inside subscriptions[])"
+)
+
+
+def webhook_endpoint_not_found(endpoint_id: str, organization_id: str) -> str:
+    return f"webhook endpoint not found: endpointId={endpoint_id} organizationId={organization_id}"
+
+
+def invalid_webhook_url(reason: str) -> str:
+    return f"invalid webhook url: the url {reason}"
+
+
+def invalid_webhook_event_type(index: int, event_type: str) -> str:
+    return f"subscriptions[{index}].eventType is not an event type: {event_type!r}"
+
+
+def duplicate_webhook_event_type(event_type: str) -> str:
+    return f"duplicate subscription for event type {event_type}"
+
+
+def webhook_billing_scoped(event_type: str) -> str:
+    return (
+        f"{event_type} webhook endpoints must be managed from the billing organization, "
+        "not a sub-organization"
+    )
+
+
+def invalid_webhook_filters(index: int) -> str:
+    return f"subscriptions[{index}].filtersJson must be a JSON object"
+
+
+def webhook_endpoint_limit(limit: int) -> str:
+    return f"an organization may have at most {limit} webhook endpoints"
+
+
+# --- proofs (texts ours) -------------------------------------------------------------------------
+def boot_proof_not_found(ephemeral_key: str) -> str:
+    return f"no boot proof found for ephemeral key {ephemeral_key}"
+
+
+def enclave_app_not_found(app_name: str, known: tuple[str, ...]) -> str:
+    return f"no boot proof found for enclave app {app_name!r} (known: {', '.join(known)})"

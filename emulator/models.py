@@ -308,6 +308,9 @@ class Activity:
     seed_intent: dict[str, Any] | None = None
     # MFA still owed or given on this activity, one entry per voter an MFA policy held.
     mfa: list[MfaProgress] = field(default_factory=list)
+    # The enclaves' app proofs (``v1AppProof``), when the request asked for them
+    # (``generateAppProofs``; ``services/app_proofs.py``).
+    app_proofs: list[Any] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,6 +385,28 @@ class Oauth2Credential:
     provider: str  # OAUTH2_PROVIDER_X | OAUTH2_PROVIDER_DISCORD
     client_id: str
     encrypted_client_secret: str = field(repr=False)
+    created_at: int
+    updated_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookSubscription:
+    """One event type an endpoint subscribes to (``v1WebhookSubscriptionParams``)."""
+
+    event_type: str
+    filters_json: str | None = None
+    is_active: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookEndpoint:
+    """A webhook endpoint of an organization: where its events are POSTed."""
+
+    endpoint_id: str
+    url: str
+    name: str
+    is_active: bool
+    subscriptions: tuple[WebhookSubscription, ...]
     created_at: int
     updated_at: int
 
@@ -491,6 +516,7 @@ class Organization:
     velocity_controls: dict[str, VelocityControl] = field(default_factory=dict)
     velocity_buckets: dict[str, VelocityBucket] = field(default_factory=dict)
     velocity_points: dict[str, VelocityPoint] = field(default_factory=dict)
+    webhook_endpoints: dict[str, WebhookEndpoint] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)

@@ -306,6 +306,8 @@ def activity(a: Activity, org: Organization, viewer_id: str | None) -> Json:
     }
     if a.failure is not None:  # optional in the official schema: absent unless it failed
         rendered["failure"] = a.failure
+    if a.app_proofs:  # optional too: only when the request asked for them
+        rendered["appProofs"] = [dict(p) for p in a.app_proofs]
     return rendered
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from .clock import Clock
 from .crypto.addresses import AddressOptions
 from .enclave import EnclaveKeys
+from .events.deliveries import Webhooks
 from .ids import IdSource
 from .models import Unsaved
 from .store import Store
@@ -50,6 +51,19 @@ class Settings:
     otp_request_window_s: int = 180
     otp_max_active_codes: int = 3
     otp_max_attempts: int = 3
+    # Webhooks (features/webhooks/overview.mdx; the choices where the docs are silent are the
+    # README's "Webhooks"). Loopback URLs are allowed for local receivers (the real service
+    # refuses them; False refuses them too).
+    webhook_allow_loopback: bool = True
+    max_webhook_endpoints_per_organization: int | None = 100
+    # Delay before each retry of a retryable failure (network error, timeout, 5xx), seconds
+    # on the emulator's clock; one first attempt plus one per delay.
+    webhook_retry_delays_s: tuple[float, ...] = (5.0, 30.0, 120.0, 600.0, 1800.0)
+    # How long one attempt waits for the receiver's answer.
+    webhook_timeout_s: float = 10.0
+    # Deliver in the thread that caused the event, once its request has let go of the world,
+    # instead of in the background: deterministic tests.
+    webhook_synchronous: bool = False
     # The conventions behind *_P2SH, *_P2WSH and TON addresses (not public; see AddressOptions).
     address_options: AddressOptions = field(default_factory=AddressOptions)
     # The OIDC tokens ``oauth2_authenticate`` issues: their ``iss`` (Turnkey's URL; the
@@ -101,6 +115,8 @@ class World:
     calls: CallLog = field(default_factory=CallLog)
     faults: Faults = field(default_factory=Faults)
     outbox: Outbox = field(default_factory=Outbox)
+    # Webhook deliveries (``events/deliveries.py``): observations and a sender, not state.
+    webhooks: Webhooks = field(default_factory=Webhooks)
     # The source address in-process calls are judged to come from by IP allowlists
     # (``emu.backdoor.set_client_ip``); None: unknown, as a request with no address.
     client_ip: str | None = None
@@ -113,6 +129,11 @@ class World:
     # Counts committed transactions: with ``generation`` and the store's identity, what a
     # watcher (the dashboard's live view) compares to see that the state changed.
     commits: int = 0
+
+    def __post_init__(self) -> None:
+        self.webhooks.bind(self)
+        self.outbox.clock = self.clock
+        self.clock.listener = self.webhooks.clock_moved
 
     def transaction(self) -> Transaction:
         """A new all-or-nothing change; its commit is journaled once a checkpoint exists."""

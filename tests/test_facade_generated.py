@@ -18,7 +18,7 @@ from emulator.ops import ACTIVITY, REGISTRY
 GENERATED = Path(__file__).parent.parent / "emulator" / "facade_generated.py"
 OPS = sorted(REGISTRY.values(), key=lambda op: op.name)
 FACADE_EXTRAS = {"organization_id", "caller"}
-ACTIVITY_EXTRAS = {"activity_type", "timestamp_ms"}
+ACTIVITY_EXTRAS = {"activity_type", "timestamp_ms", "generate_app_proofs"}
 
 
 def test_the_checked_in_facade_is_what_the_registry_generates():
@@ -78,6 +78,7 @@ def test_signatures_show_types_defaults_and_required_parameters():
         "caller",
         "activity_type",
         "timestamp_ms",
+        "generate_app_proofs",
     ]
     assert params["wallet_name"].annotation is str
     assert params["wallet_name"].default is inspect.Parameter.empty

@@ -66,6 +66,8 @@ def test_facade_has_no_method_the_registry_does_not_know():
         "from_document",
         "save",
         "seed",
+        "webhooks",
+        "close",
         "settings",
         "to_document",
         "facade_document",

@@ -249,3 +249,26 @@ def test_the_newer_operations_replay_to_the_live_document(tmp_path):
         ("OAUTH2_PROVIDER_DISCORD", "discord-app"),
         ("OAUTH2_PROVIDER_X", app.client_id),
     ]
+
+
+def test_webhook_endpoints_and_app_proofs_replay_to_the_live_document(tmp_path):
+    emu, journal = journaled(tmp_path, compact_every=10**9)
+    emu.create_organization("Acme")
+    made = emu.create_webhook_endpoint(
+        url="https://hooks.example.com/x",
+        name="hooks",
+        subscriptions=[{"eventType": "ACTIVITY_UPDATES", "filtersJson": "{}"}],
+    )
+    emu.update_webhook_endpoint(endpoint_id=made["endpointId"], is_active=False)
+    spare = emu.create_webhook_endpoint(
+        url="https://hooks.example.com/y", name="spare", subscriptions=[{"eventType": "X_UPDATES"}]
+    )
+    emu.delete_webhook_endpoint(endpoint_id=spare["endpointId"])
+    emu.create_wallet(wallet_name="w", accounts=[], generate_app_proofs=True)
+    assert journal.compactions == 0
+    document = saved(tmp_path)
+    assert document == emu.to_document()
+    again = Emulator.from_document(document, exact_order=False)
+    (endpoint,) = again.list_webhook_endpoints()["webhookEndpoints"]
+    assert (endpoint["endpointId"], endpoint["isActive"]) == (made["endpointId"], False)
+    emu.close()

@@ -30,6 +30,12 @@ shape ``{code, message, details, turnkeyErrorCode}``.
   ``{configId?, organizationId?, enabledProviders?, sessionExpirationSeconds?, ...}`` →
   the new configuration (or, with ``configId``, that one updated); see
   ``emulator/authproxy/config.py``.
+* ``webhooks`` ``{endpointId?, eventType?, state?, organizationId?}`` (GET or POST) →
+  ``{deliveries: [...]}``, every webhook delivery with its attempts (each ``{id, eventId,
+  eventType, endpointId, organizationId, url, body, createdMs, state, attempts: [{number,
+  timeMs, headers, status, answer, error}], nextAttemptMs}``; ``events/deliveries.py``);
+  ``webhooks/clear``; ``webhooks/run`` ``{synchronous?, timeoutSeconds?}`` → ``{settled,
+  synchronous}`` (sets the switch, then waits until no attempt is due).
 """
 
 from __future__ import annotations
@@ -49,7 +55,7 @@ PREFIX = "/emulator/v1/"
 Json = dict[str, Any]
 
 
-READABLE = frozenset({"health", "calls", "outbox", "auth_proxy"})
+READABLE = frozenset({"health", "calls", "outbox", "auth_proxy", "webhooks"})
 _CODES = {400: INVALID_ARGUMENT, 404: NOT_FOUND, 405: UNIMPLEMENTED, 501: UNIMPLEMENTED}
 
 
@@ -243,6 +249,27 @@ class Control:
             raise ControlError(404, f"no Auth Proxy config {config_id!r}")
         return proxy.update(config_id, params).to_json()
 
+    def _webhooks(self, params: Json) -> Json:
+        filters = {
+            "endpoint_id": params.get("endpointId"),
+            "event_type": params.get("eventType"),
+            "state": params.get("state"),
+            "organization_id": params.get("organizationId"),
+        }
+        webhooks = self.emulator.world.webhooks
+        return webhooks.to_json(**{k: v for k, v in filters.items() if v})
+
+    def _webhooks_clear(self, params: Json) -> Json:
+        self.emulator.world.webhooks.clear()
+        return {}
+
+    def _webhooks_run(self, params: Json) -> Json:
+        webhooks = self.emulator.world.webhooks
+        if "synchronous" in params:
+            webhooks.synchronous = bool(params["synchronous"])
+        done = webhooks.wait(float(params.get("timeoutSeconds", 10)))
+        return {"settled": done, "synchronous": webhooks.synchronous}
+
     _ACTIONS = {
         "health": _health,
         "reset": _reset,
@@ -259,6 +286,9 @@ class Control:
         "oauth2/authorize": _oauth2_authorize,
         "auth_proxy": _auth_proxy,
         "auth_proxy/configure": _auth_proxy_configure,
+        "webhooks": _webhooks,
+        "webhooks/clear": _webhooks_clear,
+        "webhooks/run": _webhooks_run,
     }
 
 

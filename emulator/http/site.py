@@ -31,6 +31,7 @@ from ..errors import (
     UNAUTHENTICATED,
     UNIMPLEMENTED,
 )
+from ..events.signing import JWKS_PATH, webhook_signer
 from ..ops.registry import SUBMIT_PREFIX
 from ..world import World
 from . import auth_proxy
@@ -122,6 +123,10 @@ class Site:
         cors = self.cors_headers(path, headers)
         if method == "OPTIONS" and path.startswith(PUBLIC_PREFIX):
             return self._preflight(headers, cors)
+        if path == JWKS_PATH and method == "GET":  # the webhook key discovery: no stamp
+            jwks = webhook_signer(self.world.enclave).jwks()
+            cache = ("Cache-Control", "public, max-age=300")
+            return 200, [JSON_TYPE, cache, *cors], json.dumps(jwks).encode()
         status, payload = handle(self.world, method, path, headers, body, client_ip)
         if status == 200 and self.on_change is not None and path.startswith(SUBMIT_PREFIX):
             self.on_change()

@@ -7,6 +7,7 @@ from . import (
     authenticators,
     contract_interfaces,
     email_auth,
+    email_events,
     exports,
     imports,
     invitations,
@@ -20,6 +21,7 @@ from . import (
     policies,
     private_key_tags,
     private_keys,
+    proofs,
     recovery,
     secrets,
     session_profiles,
@@ -30,6 +32,7 @@ from . import (
     users,
     velocity_controls,
     wallets,
+    webhooks,
 )
 from .registry import ACTIVITY, QUERY, REGISTRY, Operation, Version, find_by_path
 
@@ -45,6 +48,7 @@ __all__ = [
     "authenticators",
     "contract_interfaces",
     "email_auth",
+    "email_events",
     "exports",
     "find_by_path",
     "imports",
@@ -59,6 +63,7 @@ __all__ = [
     "policies",
     "private_key_tags",
     "private_keys",
+    "proofs",
     "recovery",
     "secrets",
     "session_profiles",
@@ -69,4 +74,5 @@ __all__ = [
     "users",
     "velocity_controls",
     "wallets",
+    "webhooks",
 ]

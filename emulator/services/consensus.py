@@ -23,13 +23,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from .. import jsontext
 from ..crypto.stamps import ApiKeyStamp
 from ..errors import TurnkeyApiError
+from ..events import activity_updates
 from ..models import Activity, Organization, PolicyOutcome, Vote
 from ..ops.registry import Operation, Version, find_by_activity_type
 from ..transaction import Transaction
 from ..world import World
-from . import velocity
+from . import app_proofs, velocity
 from .auth import Caller
 from .authorization import authorize
 from .context import Context
@@ -126,6 +128,7 @@ def cast(
     tx.set(activity, "updated_at", now_ns)
     if vote.selection == REJECTED:
         tx.set(activity, "status", REJECTED_STATUS)
+        activity_updates.note(world, tx, org, activity)
         return
     if caller is not None:
         _, _, canonical = _intent(activity)
@@ -184,8 +187,14 @@ def judge_again(
         vote.policy_outcomes = outcomes_of(verdict)
     if verdict.decision == ALLOW:
         _run_approved(world, org, activity, op, version, canonical, now_ns, tx)
-    elif activity.status != CONSENSUS_NEEDED_STATUS:
+        if activity.status == COMPLETED_STATUS and _asked_for_proofs(proposer):
+            raw = proposer.message.encode()
+            proofs = app_proofs.for_activity(world, org, activity, raw, canonical)
+            tx.set(activity, "app_proofs", proofs)
+        activity_updates.note(world, tx, org, activity)
+    elif activity.status != CONSENSUS_NEEDED_STATUS:  # its proposer's MFA is met
         tx.set(activity, "status", CONSENSUS_NEEDED_STATUS)
+        activity_updates.note(world, tx, org, activity)
 
 
 def _intent(activity: Activity) -> tuple[Operation, Version, Json]:
@@ -194,6 +203,15 @@ def _intent(activity: Activity) -> tuple[Operation, Version, Json]:
     op, version = found
     params = activity.intent[version.intent_key]
     return op, version, (version.upgrade(params) if version.upgrade else params)
+
+
+def _asked_for_proofs(proposal: Vote) -> bool:
+    """Whether the proposer's request body had ``generateAppProofs: true``."""
+    try:
+        body = jsontext.loads(proposal.message)
+    except ValueError:
+        return False
+    return isinstance(body, dict) and body.get("generateAppProofs") is True
 
 
 def _run_approved(

@@ -22,6 +22,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from . import email_events
+from .email_events import EmailEvent
+
 if TYPE_CHECKING:
     from ..transaction import Transaction
 
@@ -77,11 +80,15 @@ class Message:
 
 @dataclass
 class Outbox:
-    """The messages sent so far, oldest first; ``find``, ``last``, ``clear``, ``to_json``."""
+    """The messages sent so far, oldest first; ``find``, ``last``, ``clear``, ``to_json``;
+    and the provider's events about the e-mails (``email_events``, the ``mark_*`` seams)."""
 
     _messages: list[Message] = field(default_factory=list, repr=False)
     _seq: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _events: list[EmailEvent] = field(default_factory=list, repr=False)
+    # The emulator's clock, for the time of an event a test marks (set by the world).
+    clock: Any = field(default=None, repr=False)
 
     # ----- sending (the handlers) -----------------------------------------------------
 
@@ -124,7 +131,77 @@ class Outbox:
             self._seq += 1
             message = Message(id=f"message-{self._seq}", **draft)
             self._messages.append(message)
+            if message.channel == EMAIL:
+                self._add_event(message, email_events.SEND, message.time_ns, {})
             return message
+
+    # ----- e-mail events (list_email_events) ------------------------------------------
+
+    def _add_event(
+        self, message: Message, event_type: str, time_ns: int, details: dict[str, Any]
+    ) -> EmailEvent:
+        event = email_events.new_event(
+            sequence=len(self._events),
+            outbox_id=message.id,
+            organization_id=message.organization_id,
+            message_id=email_events.provider_message_id(message.id, message.time_ns),
+            event_type=event_type,
+            from_address=message.sender_address or DEFAULT_SENDER_ADDRESS,
+            to_address=message.to,
+            time_ns=time_ns,
+            details=details,
+        )
+        self._events.append(event)
+        return event
+
+    def mark(self, message: Message, event_type: str, **details: Any) -> EmailEvent:
+        """Record that the provider reported ``event_type`` (``Delivery``, ``Bounce``,
+        ``Open``...) for the e-mail ``message``, now on the emulator's clock; ``details`` are
+        ``v1EmailEventDetails`` in snake_case (``bounce_type``, ``diagnostic_code``...)."""
+        if message.channel != EMAIL:
+            raise ValueError("only e-mails have e-mail events")
+        time_ns = self.clock.now_ns() if self.clock is not None else message.time_ns
+        with self._lock:
+            if message not in self._messages:
+                raise ValueError(f"{message.id} is not in this outbox")
+            return self._add_event(message, event_type, time_ns, details)
+
+    def mark_delivered(self, message: Message, **details: Any) -> EmailEvent:
+        details.setdefault("delivery_smtp_response", "250 2.0.0 OK")
+        details.setdefault("delivery_processing_time_millis", 512)
+        return self.mark(message, email_events.DELIVERY, **details)
+
+    def mark_bounced(
+        self,
+        message: Message,
+        bounce_type: str = "Permanent",
+        bounce_sub_type: str = "General",
+        diagnostic_code: str = "smtp; 550 5.1.1 user unknown",
+    ) -> EmailEvent:
+        return self.mark(
+            message,
+            email_events.BOUNCE,
+            bounce_type=bounce_type,
+            bounce_sub_type=bounce_sub_type,
+            diagnostic_code=diagnostic_code,
+        )
+
+    def mark_opened(self, message: Message) -> EmailEvent:
+        return self.mark(message, email_events.OPEN)
+
+    def mark_complained(self, message: Message, feedback_type: str = "abuse") -> EmailEvent:
+        return self.mark(message, email_events.COMPLAINT, complaint_feedback_type=feedback_type)
+
+    def mark_delayed(
+        self, message: Message, delay_type: str = "TransientCommunicationFailure"
+    ) -> EmailEvent:
+        return self.mark(message, email_events.DELIVERY_DELAY, delivery_delay_type=delay_type)
+
+    @property
+    def email_events(self) -> list[EmailEvent]:
+        """Every e-mail event, oldest first (a copy)."""
+        with self._lock:
+            return list(self._events)
 
     # ----- reading --------------------------------------------------------------------
 
@@ -170,6 +247,7 @@ class Outbox:
         """Forget every message; numbering starts again at 1."""
         with self._lock:
             self._messages = []
+            self._events = []
             self._seq = 0
 
     def to_json(self, **filters: Any) -> Json:

@@ -63,6 +63,41 @@ const ops = {
   verifySessionJwtSignature: (a) => tkCrypto.verifySessionJwtSignature(a.jwt, a.notarizerPublicKey),
   verifyOtpVerificationToken: (a) => tkCrypto.verifyOtpVerificationToken(a.jwt, a.signerPublicKey),
   getPublicKey: (a) => uint8ArrayToHexString(tkCrypto.getPublicKey(a.privateKey, true)),
+  // Webhook deliveries and proofs (issue 16): the official verifiers, as a receiver runs them.
+  verifyTurnkeyWebhookSignature: (a) =>
+    tkCrypto.verifyTurnkeyWebhookSignature({
+      headers: a.headers,
+      body: Buffer.from(a.bodyBase64, "base64"),
+      verificationKeys: a.verificationKeys,
+      maxTimestampAgeMs: a.maxTimestampAgeMs,
+      nowMs: a.nowMs,
+    }),
+  verifyAppProofSignature: (a) => {
+    tkCrypto.verifyAppProofSignature(a.appProof);
+    return true;
+  },
+  // The boot proof's own checks that need no AWS root: the COSE_Sign1 signature by the
+  // attestation document's certificate, and PCR17's commitment to the manifest and key.
+  checkBootProofAttestation: async (a) => {
+    const CBOR = require("cbor-js");
+    const der = Uint8Array.from(Buffer.from(a.bootProof.awsAttestationDocB64, "base64"));
+    const cose = CBOR.decode(der.buffer);
+    const doc = CBOR.decode(new Uint8Array(cose[2]).buffer);
+    await tkCrypto.verifyCoseSign1Sig(cose, doc.certificate);
+    const pcr17 = tkCrypto.computeQosLiveManifestCommitmentPcr(
+      new Uint8Array(doc.user_data),
+      new Uint8Array(doc.public_key),
+    );
+    return {
+      publicKey: uint8ArrayToHexString(new Uint8Array(doc.public_key)),
+      pcr17Matches: uint8ArrayToHexString(pcr17) === uint8ArrayToHexString(doc.pcrs[17]),
+      digest: doc.digest,
+    };
+  },
+  verifyProofPair: async (a) => {
+    await tkCrypto.verify(a.appProof, a.bootProof);
+    return true;
+  },
   // An official TurnkeyClient with an API key stamper, calling the emulator's server.
   call: async (a) => {
     const stamper = new ApiKeyStamper({
