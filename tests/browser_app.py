@@ -24,8 +24,10 @@ from pathlib import Path
 
 import pytest
 
+from .typescript import npm_ci_or_skip
+
 APP = Path(__file__).parent / "browser_app"
-INSTALL_TIMEOUT_S = 600
+
 BUNDLE_TIMEOUT_S = 180
 INDEX = b"""<!doctype html>
 <meta charset="utf-8"><title>turnkey-emulator test page</title>
@@ -46,21 +48,7 @@ def page_bundle_or_skip() -> bytes:
 
 
 def _install(npm: str) -> None:
-    if (APP / "node_modules" / "@turnkey" / "core").is_dir():
-        return
-    try:
-        done = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=APP,
-            capture_output=True,
-            text=True,
-            timeout=INSTALL_TIMEOUT_S,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.skip("npm ci of the test page timed out (no registry?)")
-    if done.returncode != 0:
-        pytest.skip(f"npm ci of the test page failed (no registry?): {done.stderr.strip()[-300:]}")
+    npm_ci_or_skip(npm, APP, APP / "node_modules" / "@turnkey" / "core", timeout_s=600)
 
 
 def _bundle() -> Path:

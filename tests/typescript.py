@@ -74,20 +74,31 @@ def typescript_or_skip() -> TypeScript:
 
 
 def _install(npm: str) -> None:
-    if not (INTEROP / "node_modules" / "@turnkey" / "crypto").is_dir():
-        try:
-            done = subprocess.run(
-                [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-                cwd=INTEROP,
-                capture_output=True,
-                text=True,
-                timeout=INSTALL_TIMEOUT_S,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            pytest.skip("npm ci timed out (no registry?)")
-        if done.returncode != 0:
-            pytest.skip(f"npm ci failed (no registry?): {done.stderr.strip()[-300:]}")
+    npm_ci_or_skip(npm, INTEROP, INTEROP / "node_modules" / "@turnkey" / "crypto")
+
+
+def npm_ci_or_skip(
+    npm: str, directory: Path, installed: Path, timeout_s: float = INSTALL_TIMEOUT_S
+) -> None:
+    """``npm ci`` in ``directory`` (pinned by its lock) unless ``installed`` exists already;
+    skip the test, saying why, when it fails (no registry) or takes too long."""
+    if installed.is_dir():
+        return
+    try:
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=directory,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.skip(f"npm ci in {directory.name} timed out (no registry?)")
+    if done.returncode != 0:
+        pytest.skip(
+            f"npm ci in {directory.name} failed (no registry?): {done.stderr.strip()[-300:]}"
+        )
 
 
 def client_calls(

@@ -61,13 +61,8 @@ OAUTH_LOGIN_PARAMS = obj(
 def user_with_identity(org: Organization, identity: OidcIdentity) -> User:
     """The user whose OAuth provider is the token's ``iss``, ``sub`` and (one of) ``aud``."""
     for user in org.users.values():
-        for provider in user.oauth_providers.values():
-            if (
-                provider.issuer == identity.issuer
-                and provider.subject == identity.subject
-                and provider.audience in identity.audiences
-            ):
-                return user
+        if any(identity.names(p) for p in user.oauth_providers.values()):
+            return user
     raise NotFound(messages.oauth_user_not_found(org.organization_id))
 
 

@@ -124,11 +124,7 @@ def _oidc_user(
     for org in (target, *_sub_organizations(world, target)):
         for user in org.users.values():
             for provider in user.oauth_providers.values():
-                if (
-                    provider.issuer == identity.issuer
-                    and provider.subject == identity.subject
-                    and provider.audience in identity.audiences
-                ):
+                if identity.names(provider):
                     return org, user, AuthMethod("AUTHENTICATION_TYPE_OAUTH", provider.provider_id)
     raise NotFound(messages.oauth_user_not_found(target.organization_id))
 

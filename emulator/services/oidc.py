@@ -36,6 +36,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from .. import jsontext, messages
 from ..crypto.encoding import b64url_decode
 from ..errors import InvalidArgument
+from ..models import OauthProvider
 
 if TYPE_CHECKING:
     from ..world import World
@@ -74,6 +75,14 @@ class OidcIdentity:
     @property
     def is_google(self) -> bool:
         return self.issuer in GOOGLE_ISSUERS
+
+    def names(self, provider: OauthProvider) -> bool:
+        """Whether ``provider`` is this identity: its ``iss``, ``sub`` and one of its ``aud``."""
+        return (
+            provider.issuer == self.issuer
+            and provider.subject == self.subject
+            and provider.audience in self.audiences
+        )
 
 
 def nonce_for(public_key: str) -> str:
