@@ -151,7 +151,8 @@ def _model_of(annotation):
 
 def _compare(spec: Object, model, path: str) -> list[str]:
     problems = []
-    fields = model.model_fields
+    # wire names: a field named after a Python keyword has its wire name as alias (``from``)
+    fields = {f.alias or name: f for name, f in model.model_fields.items()}
     if set(spec.fields) != set(fields):
         problems.append(f"{path}: fields {sorted(spec.fields)} != SDK {sorted(fields)}")
         return problems
