@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # the engine, passkeys and state files load on first use (imp
     from .state.seedfile import SeedResult
     from .state.snapshot import Snapshot
     from .testing.authenticator import VirtualAuthenticator
+    from .chains.network import Chains
     from .testing.backdoor import Backdoor
 
 Json = dict[str, Any]
@@ -156,6 +157,17 @@ class Emulator(OperationMethods):
         from .testing.backdoor import Backdoor
 
         return Backdoor(self)
+
+    @property
+    def chains(self) -> Chains:
+        """The chains the broadcasting operations send to (``chains/network.py``): embedded
+        unless ``Settings.chain_rpc_urls`` names a node, each started on first use. Its
+        ``fund(caip2, address, amount)`` is the funding seam (like Anvil's ``setBalance``),
+        ``evm(caip2)`` / ``solana(caip2)`` the chains themselves (an embedded EVM's ``tester``
+        is eth-tester's API on it). Test seams, NOT part of Turnkey's API."""
+        from .chains.network import chains_of
+
+        return chains_of(self._world)
 
     @property
     def enclave(self) -> EnclaveKeys:

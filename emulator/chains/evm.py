@@ -18,6 +18,8 @@ from .errors import ChainError, ChainUnavailable, Revert
 
 # The tip the emulator offers when a request leaves the fees out (1 gwei), over twice the base fee.
 DEFAULT_PRIORITY_FEE = 10**9
+# The gas limit of a call whose estimate fails (a revert is then reported by the chain).
+FALLBACK_GAS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -87,13 +89,24 @@ class EmbeddedEvm:
         """The gas the call needs, with a margin; a reverting call answers a safe default."""
         from eth_tester.exceptions import TransactionFailed
 
-        request: dict[str, Any] = {"from": sender, "value": value, "data": _hex(data)}
+        # priced at zero: what the sender can pay for is the send's business, not the estimate's
+        request: dict[str, Any] = {
+            "from": sender,
+            "value": value,
+            "data": _hex(data),
+            "max_fee_per_gas": 0,
+            "max_priority_fee_per_gas": 0,
+        }
         if to is not None:
             request["to"] = to
         try:
             return int(self.tester.estimate_gas(request, "latest")) * 6 // 5
-        except (TransactionFailed, ValueError):
-            return 1_000_000
+        except (TransactionFailed, ValueError, ArithmeticError):
+            return FALLBACK_GAS
+        except Exception as exc:  # eth-utils' ValidationError: a call the chain cannot run
+            if type(exc).__name__ == "ValidationError":
+                return FALLBACK_GAS
+            raise
 
     def simulate(self, sender: str, to: str | None, value: int, data: bytes) -> Revert | None:
         """Run the call against the pending state and throw the result away: its revert, if any."""

@@ -1,0 +1,355 @@
+"""Broadcasting on the embedded EVM: transfers, a contract deployed and called, the gas station,
+statuses on the emulator's clock, the nodes' refusals and reverts, and policies on sends. Every
+effect is read back with eth-tester's own API on the same chain (an independent client)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("eth_tester")
+
+from eth_abi import encode
+
+from emulator import Emulator, Settings
+from emulator.accounts import account_spec
+
+from .helpers import add_user, error_of, fails
+
+BASE = "eip155:8453"
+ONE_ETH = 10**18
+RECIPIENT = "0x" + "22" * 20
+# runtime: PUSH1 0 CALLDATALOAD PUSH1 0 SSTORE STOP (stores its first calldata word in slot 0)
+STORE_RUNTIME = bytes.fromhex("60003560005500")
+
+
+def _deployment(runtime: bytes) -> bytes:
+    """Init code that returns ``runtime`` (CODECOPY it to memory, RETURN it)."""
+    size = len(runtime)
+    return bytes([0x60, size, 0x60, 12, 0x60, 0, 0x39, 0x60, size, 0x60, 0, 0xF3]) + runtime
+
+
+def _reverting_runtime(reason: str) -> bytes:
+    """Runtime that reverts every call with ``Error(reason)``."""
+    data = bytes.fromhex("08c379a0") + encode(["string"], [reason])
+    return bytes([0x60, len(data), 0x60, 12, 0x60, 0, 0x39, 0x60, len(data), 0x60, 0, 0xFD]) + data
+
+
+@pytest.fixture(scope="module")
+def world():
+    emu = Emulator(seed=7)
+    emu.create_organization("Chains")
+    wallet = emu.create_wallet(
+        wallet_name="hot",
+        accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM"), account_spec("ADDRESS_FORMAT_ETHEREUM", 1)],
+    )
+    return emu, wallet["addresses"]
+
+
+def send(emu, sender, *calls, **options):
+    done = emu.eth_send_transaction(from_=sender, caip2=BASE, calls=list(calls), **options)
+    assert done["activity"]["status"] == "ACTIVITY_STATUS_COMPLETED"
+    return done["sendTransactionStatusId"]
+
+
+def status(emu, status_id):
+    answer = emu.get_send_transaction_status(send_transaction_status_id=status_id)
+    answer.pop("activity")
+    return answer
+
+
+def test_a_transfer_lands_on_the_chain(world):
+    emu, (alice, _) = world
+    emu.chains.fund(BASE, alice, ONE_ETH)
+    tester = emu.chains.evm(BASE).tester
+    before = tester.get_balance(RECIPIENT)
+    status_id = send(emu, alice, {"to": RECIPIENT, "value": "12345"})
+    answer = status(emu, status_id)
+    assert answer["txStatus"] == "INCLUDED"
+    receipt = tester.get_transaction_receipt(answer["eth"]["txHash"])
+    assert receipt["status"] == 1 and receipt["from"] == alice and receipt["to"] == RECIPIENT
+    tx = tester.get_transaction_by_hash(answer["eth"]["txHash"])
+    assert tx["chain_id"] == 8453 and tx["value"] == 12345 and tx["type"] == "0x2"
+    assert tester.get_balance(RECIPIENT) == before + 12345
+    fee = receipt["gas_used"] * receipt["effective_gas_price"]
+    assert tester.get_balance(alice) == ONE_ETH - 12345 - fee
+    nonces = emu.get_nonces(address=alice, caip2=BASE, nonce=True, gas_station_nonce=True)
+    assert (nonces["nonce"], nonces["gasStationNonce"]) == (str(tester.get_nonce(alice)), "0")
+
+
+def test_a_contract_deployed_raw_and_called_through_a_send(world):
+    emu, (alice, _) = world
+    emu.chains.fund(BASE, alice, ONE_ETH)
+    node = emu.chains.evm(BASE)
+    from emulator.chains.evm_tx import unsigned_1559
+
+    nonce = node.nonce(alice)
+    unsigned = unsigned_1559(
+        8453, nonce, 10**9, 10**10, 200_000, None, 0, _deployment(STORE_RUNTIME)
+    )
+    signed = emu.sign_transaction(
+        sign_with=alice, unsigned_transaction=unsigned, type="TRANSACTION_TYPE_ETHEREUM"
+    )["signedTransaction"]
+    sent = emu.eth_send_raw_transaction(signed_transaction="0x" + signed, caip2=BASE)
+    receipt = node.tester.get_transaction_receipt(sent["transactionHash"])
+    contract = receipt["contract_address"]
+    assert receipt["status"] == 1 and node.tester.get_code(contract) == "0x" + STORE_RUNTIME.hex()
+    status_id = send(emu, alice, {"to": contract, "data": "0x" + (42).to_bytes(32, "big").hex()})
+    assert status(emu, status_id)["txStatus"] == "INCLUDED"
+    assert int(node.tester.get_storage_at(contract, "0x0"), 16) == 42
+
+
+def test_a_reverted_call_is_included_with_its_revert_chain(world):
+    emu, (alice, _) = world
+    emu.chains.fund(BASE, alice, ONE_ETH)
+    node = emu.chains.evm(BASE)
+    deployed = send(emu, alice, {"to": RECIPIENT, "value": "0"})  # the nonce moves on
+    assert status(emu, deployed)["txStatus"] == "INCLUDED"
+    from emulator.chains.evm_tx import unsigned_1559
+
+    unsigned = unsigned_1559(
+        8453,
+        node.nonce(alice),
+        10**9,
+        10**10,
+        300_000,
+        None,
+        0,
+        _deployment(_reverting_runtime("not allowed")),
+    )
+    signed = emu.sign_transaction(
+        sign_with=alice, unsigned_transaction=unsigned, type="TRANSACTION_TYPE_ETHEREUM"
+    )["signedTransaction"]
+    tx_hash = emu.eth_send_raw_transaction(signed_transaction=signed, caip2=BASE)["transactionHash"]
+    contract = node.tester.get_transaction_receipt(tx_hash)["contract_address"]
+    answer = status(emu, send(emu, alice, {"to": contract, "data": "0x"}, gasLimit="60000"))
+    assert answer["txStatus"] == "INCLUDED"
+    assert node.tester.get_transaction_receipt(answer["eth"]["txHash"])["status"] == 0
+    entry = {
+        "address": contract,
+        "errorType": "native",
+        "displayMessage": "not allowed",
+        "native": {"nativeType": "error_string", "message": "not allowed"},
+    }
+    assert answer["error"] == {
+        "message": "Execution reverted on chain: not allowed",
+        "revertChain": [entry],
+        "eth": {"revertChain": [entry]},
+    }
+    assert answer["txError"] == "Execution reverted on chain: not allowed"
+
+
+def test_too_little_to_pay_fails_and_changes_nothing(world):
+    emu, (_, bob) = world
+    emu.chains.fund(BASE, bob, 0)
+    nonce = emu.chains.evm(BASE).nonce(bob)
+    answer = status(emu, send(emu, bob, {"to": RECIPIENT, "value": "1"}))
+    assert answer == {
+        "txStatus": "FAILED",
+        "txError": "insufficient funds for gas * price + value",
+        "error": {"message": "insufficient funds for gas * price + value"},
+    }
+    assert emu.chains.evm(BASE).nonce(bob) == nonce
+
+
+@pytest.mark.parametrize(
+    ("offset", "message"),
+    [
+        (-1, "nonce too low: next nonce {n}, tx nonce {m}"),
+        (3, "nonce too high: next nonce {n}, tx nonce {m}"),
+    ],
+)
+def test_a_bad_nonce_fails_with_the_nodes_words(world, offset, message):
+    emu, (alice, _) = world
+    emu.chains.fund(BASE, alice, ONE_ETH)
+    node = emu.chains.evm(BASE)
+    if node.nonce(alice) == 0:
+        send(emu, alice, {"to": RECIPIENT})
+    n = node.nonce(alice)
+    answer = status(emu, send(emu, alice, {"to": RECIPIENT}, nonce=str(n + offset)))
+    assert answer["txStatus"] == "FAILED"
+    assert answer["error"]["message"] == message.format(n=n, m=n + offset)
+    assert "eth" not in answer
+
+
+def test_a_raw_send_the_node_refuses_is_a_400_and_records_nothing(world):
+    emu, (_, bob) = world
+    emu.chains.fund(BASE, bob, 0)
+    from emulator.chains.evm_tx import unsigned_1559
+
+    unsigned = unsigned_1559(8453, 0, 10**9, 10**10, 21000, RECIPIENT, 1, b"")
+    signed = emu.sign_transaction(
+        sign_with=bob, unsigned_transaction=unsigned, type="TRANSACTION_TYPE_ETHEREUM"
+    )["signedTransaction"]
+    error = fails(emu, emu.eth_send_raw_transaction, signed_transaction=signed, caip2=BASE)
+    assert error_of(error)[:2] == (400, 3)
+    assert error.message == (
+        "failed to broadcast transaction: insufficient funds for gas * price + value"
+    )
+
+
+def test_the_status_is_broadcasting_until_the_block_time_passes():
+    emu = Emulator(seed=3, settings=Settings(chain_block_time_s=12))
+    emu.create_organization()
+    (alice,) = emu.create_wallet(
+        wallet_name="w", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")]
+    )["addresses"]
+    emu.chains.fund(BASE, alice, ONE_ETH)
+    emu.clock.freeze()
+    status_id = send(emu, alice, {"to": RECIPIENT, "value": "1"})
+    assert status(emu, status_id) == {"txStatus": "BROADCASTING"}
+    history = emu.list_eth_transaction_history(address=alice, caip2=BASE)
+    assert history["transactions"] == []
+    emu.clock.advance(12)
+    answer = status(emu, status_id)
+    assert answer["txStatus"] == "INCLUDED" and answer["eth"]["txHash"].startswith("0x")
+    (item,) = emu.list_eth_transaction_history(address=alice, caip2=BASE)["transactions"]
+    assert item["transactionHash"] == answer["eth"]["txHash"]
+    assert item["transfers"][0]["direction"] == "OUT" and item["transfers"][0]["amount"] == "1"
+    assert item["turnkey"]["sponsored"] is False and item["origin"] == "TURNKEY"
+
+
+def test_the_gas_station_pays_the_fee_and_counts_its_nonce_and_usage():
+    emu = Emulator(seed=4)
+    emu.create_organization()
+    (carol,) = emu.create_wallet(
+        wallet_name="w", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")]
+    )["addresses"]
+    emu.chains.fund(BASE, carol, 1000)  # no gas money at all
+    node = emu.chains.evm(BASE)
+    sponsor_before = node.tester.get_balance(emu.chains.evm_sponsor_address)
+    answer = status(emu, send(emu, carol, {"to": RECIPIENT, "value": "10"}, sponsor=True))
+    assert answer["txStatus"] == "INCLUDED"
+    receipt = node.tester.get_transaction_receipt(answer["eth"]["txHash"])
+    fee = receipt["gas_used"] * receipt["effective_gas_price"]
+    assert node.tester.get_balance(carol) == 990
+    assert node.tester.get_balance(emu.chains.evm_sponsor_address) == sponsor_before - fee
+    nonces = emu.get_nonces(address=carol, caip2=BASE, gas_station_nonce=True)
+    assert nonces["gasStationNonce"] == "1" and "nonce" not in nonces
+    usage = emu.get_gas_usage()
+    assert (usage["windowDurationMinutes"], usage["windowLimitUsd"]) == (43200, "10")
+    assert float(usage["usageUsd"]) == pytest.approx(fee / 10**18 * 3000, abs=1e-6)
+    # a stale gas station nonce is refused before anything is signed
+    error = fails(
+        emu,
+        emu.eth_send_transaction,
+        from_=carol,
+        caip2=BASE,
+        sponsor=True,
+        calls=[{"to": RECIPIENT}],
+        gas_station_nonce="0",
+    )
+    assert error.status == 400 and error.message == "invalid gas station nonce: expected 1, got 0"
+    (item,) = emu.list_eth_transaction_history(address=carol, caip2=BASE)["transactions"]
+    assert item["turnkey"]["sponsored"] is True
+
+
+def test_sponsoring_stops_at_the_window_limit():
+    emu = Emulator(seed=5, settings=Settings(gas_org_window_limit_usd="0"))
+    emu.create_organization()
+    (dave,) = emu.create_wallet(
+        wallet_name="w", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")]
+    )["addresses"]
+    error = fails(
+        emu,
+        emu.eth_send_transaction,
+        from_=dave,
+        caip2=BASE,
+        sponsor=True,
+        calls=[{"to": RECIPIENT}],
+    )
+    assert error.status == 400
+    assert error.message == "gas sponsorship limit of $0 reached for the current window"
+    assert emu.get_gas_usage()["usageUsd"] == "0"
+
+
+def test_a_policy_sees_the_send_as_eth_tx(world):
+    emu, (alice, _) = world
+    emu.chains.fund(BASE, alice, ONE_ETH)
+    _, key = add_user(emu, "sender")
+    emu.create_policy(
+        policy_name="only to the recipient",
+        effect="EFFECT_ALLOW",
+        condition=f"eth.tx.to == '{RECIPIENT}' && eth.tx.value < 100 && eth.tx.chain_id == 8453",
+        notes="",
+    )
+    allowed = emu.eth_send_transaction(
+        from_=alice, caip2=BASE, calls=[{"to": RECIPIENT, "value": "99"}], caller=key
+    )
+    assert status(emu, allowed["sendTransactionStatusId"])["txStatus"] == "INCLUDED"
+    nonce = emu.chains.evm(BASE).nonce(alice)
+    for call in ({"to": RECIPIENT, "value": "100"}, {"to": "0x" + "33" * 20, "value": "1"}):
+        error = fails(
+            emu, emu.eth_send_transaction, from_=alice, caip2=BASE, calls=[call], caller=key
+        )
+        assert error.status == 403
+    batch = [{"to": RECIPIENT, "value": "1"}, {"to": RECIPIENT, "value": "1"}]
+    assert (
+        fails(
+            emu, emu.eth_send_transaction, from_=alice, caip2=BASE, calls=batch, caller=key
+        ).status
+        == 403
+    )
+    assert emu.chains.evm(BASE).nonce(alice) == nonce  # nothing was sent
+
+
+def test_undelegation_sends_a_set_code_transaction(world):
+    emu, (alice, _) = world
+    emu.chains.fund(BASE, alice, ONE_ETH)
+    node = emu.chains.evm(BASE)
+    nonce = node.nonce(alice)
+    done = emu.eth_undelegate_7702(from_=alice, caip2=BASE)
+    answer = status(emu, done["sendTransactionStatusId"])
+    assert answer["txStatus"] == "INCLUDED"
+    tx = node.tester.get_transaction_by_hash(answer["eth"]["txHash"])
+    assert tx["type"] == "0x4" and tx["authorization_list"][0]["address"] == "0x" + "00" * 20
+    assert node.nonce(alice) == nonce + 2  # the transaction's and the authorization's
+    assert node.code(alice) == b""
+
+
+def test_balances_assets_and_bad_requests(world):
+    emu, (alice, _) = world
+    emu.chains.fund(BASE, alice, 5 * 10**17)
+    (balance,) = emu.get_wallet_address_balances(address=alice, caip2=BASE)["balances"]
+    assert balance == {
+        "caip19": "eip155:8453/slip44:60",
+        "symbol": "ETH",
+        "name": "Ether",
+        "decimals": 18,
+        "balance": str(5 * 10**17),
+        "display": {"usd": "1500.00", "crypto": "0.5"},
+    }
+    emu.chains.fund(BASE, alice, 0)
+    assert emu.get_wallet_address_balances(address=alice, caip2=BASE)["balances"] == []
+    assets = emu.list_supported_assets(caip2="eip155:137")["assets"]
+    assert [(a["caip19"], a["symbol"]) for a in assets] == [("eip155:137/slip44:966", "POL")]
+    error = fails(emu, emu.get_wallet_address_balances, address=RECIPIENT, caip2=BASE)
+    assert error.status == 400
+    error = fails(emu, emu.get_send_transaction_status, send_transaction_status_id="nope")
+    assert error.status == 404
+    error = fails(
+        emu, emu.eth_send_transaction, from_=alice, caip2="eip155:999", calls=[{"to": RECIPIENT}]
+    )
+    assert error.status == 400
+    error = fails(emu, emu.eth_send_transaction, from_=alice, caip2=BASE, calls=[])
+    assert error.message == "calls must contain between 1 and 50 entries"
+
+
+def test_the_official_python_sdk_sends_and_polls(world):
+    pytest.importorskip("turnkey_http")
+    from turnkey_sdk_types import EthSendTransactionBody, GetSendTransactionStatusBody
+
+    emu, (alice, _) = world
+    emu.chains.fund(BASE, alice, ONE_ETH)
+    client = emu.client(emu.organization())
+    with emu.intercept():
+        sent = client.eth_send_transaction(
+            EthSendTransactionBody(
+                **{"from": alice}, caip2=BASE, calls=[{"to": RECIPIENT, "value": "7"}]
+            )
+        )
+        status_id = sent.activity.result.ethSendTransactionResultV2.sendTransactionStatusId
+        polled = client.get_send_transaction_status(
+            GetSendTransactionStatusBody(sendTransactionStatusId=status_id)
+        )
+    assert polled.txStatus == "INCLUDED"
+    assert emu.chains.evm(BASE).tester.get_transaction_by_hash(polled.eth.txHash)["value"] == 7
