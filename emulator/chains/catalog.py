@@ -105,7 +105,8 @@ SOLANA_SEND = (
     SOLANA_DEVNET + "wcaWoxPkrZBG",
 )
 SOLANA_HISTORY = (SOLANA_MAINNET, SOLANA_DEVNET, "solana:mainnet", "solana:devnet")
-ALL_NETWORKS = tuple(NETWORKS)  # get_wallet_address_balances, list_supported_assets
+# get_wallet_address_balances, list_supported_assets (the Solana aliases accepted too)
+ALL_NETWORKS = (*NETWORKS, "solana:mainnet", "solana:devnet")
 
 _SOLANA_ALIASES = {
     "solana:mainnet": SOLANA_MAINNET,

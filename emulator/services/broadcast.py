@@ -339,7 +339,7 @@ def send_solana(ctx: Context, params: dict[str, Any]) -> str:
                 signed = sign_solana_transaction(signed, signer.public_key, sign_message)
             except TransactionError as exc:
                 raise InvalidArgument(str(exc), turnkey_error_code="INVALID_TRANSACTION") from None
-        payer = parse_solana_transaction(unsigned).account_addresses()[0]
+        payer = parse_solana_transaction(unsigned).account_addresses[0]
         credit = 0
         if sponsor:
             credit = SOLANA_FEE_PER_SIGNATURE * MAX_SOLANA_SIGNERS
