@@ -521,7 +521,7 @@ class GetWalletAccountResult(TypedDict):
     account: dict[str, Any]
 
 
-Caip23 = Literal["eip155:1", "eip155:11155111", "eip155:8453", "eip155:84532", "eip155:137", "eip155:80002", "eip155:56", "eip155:97", "eip155:10", "eip155:11155420", "eip155:143", "eip155:10143", "eip155:42161", "eip155:421614", "eip155:4217", "eip155:42431", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1"]
+Caip23 = Literal["eip155:1", "eip155:11155111", "eip155:8453", "eip155:84532", "eip155:137", "eip155:80002", "eip155:56", "eip155:97", "eip155:10", "eip155:11155420", "eip155:143", "eip155:10143", "eip155:42161", "eip155:421614", "eip155:4217", "eip155:42431", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", "solana:mainnet", "solana:devnet"]
 
 
 class _GetWalletAddressBalancesResultRequired(TypedDict):
