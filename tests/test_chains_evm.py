@@ -353,3 +353,21 @@ def test_the_official_python_sdk_sends_and_polls(world):
         )
     assert polled.txStatus == "INCLUDED"
     assert emu.chains.evm(BASE).tester.get_transaction_by_hash(polled.eth.txHash)["value"] == 7
+
+
+def test_send_statuses_survive_state_documents_and_snapshots(world):
+    emu, (alice, _) = world
+    emu.chains.fund(BASE, alice, 0)
+    failed = send(emu, alice, {"to": RECIPIENT, "value": "1"})
+    emu.chains.fund(BASE, alice, ONE_ETH)
+    included = send(emu, alice, {"to": RECIPIENT, "value": "1"})
+    expected = {sid: status(emu, sid) for sid in (failed, included)}
+    loaded = Emulator.from_document(emu.to_document())
+    for sid, answer in expected.items():
+        again = loaded.get_send_transaction_status(send_transaction_status_id=sid)
+        again.pop("activity")
+        assert again == answer
+    saved = emu.snapshot()
+    emu.reset()
+    emu.restore(saved)
+    assert status(emu, included) == expected[included]
