@@ -44,13 +44,13 @@ from .testing.outbox import Outbox
 from .world import DEFAULT_TIMESTAMP_WINDOW_S, Checkpoint, Settings, World
 
 if TYPE_CHECKING:  # the engine, passkeys and state files load on first use (import time)
+    from .chains.network import Chains
     from .crypto.stamps import ApiKeyStamp
     from .crypto.webauthn import WebauthnStamp
     from .ops import Operation
     from .state.seedfile import SeedResult
     from .state.snapshot import Snapshot
     from .testing.authenticator import VirtualAuthenticator
-    from .chains.network import Chains
     from .testing.backdoor import Backdoor
 
 Json = dict[str, Any]

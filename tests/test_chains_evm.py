@@ -40,7 +40,10 @@ def world():
     emu.create_organization("Chains")
     wallet = emu.create_wallet(
         wallet_name="hot",
-        accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM"), account_spec("ADDRESS_FORMAT_ETHEREUM", 1)],
+        accounts=[
+            account_spec("ADDRESS_FORMAT_ETHEREUM"),
+            account_spec("ADDRESS_FORMAT_ETHEREUM", 1),
+        ],
     )
     return emu, wallet["addresses"]
 

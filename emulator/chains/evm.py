@@ -35,6 +35,7 @@ class Receipt:
     effective_gas_price: int
     contract_address: str | None
     value: int
+    data: bytes = b""  # the transaction's input
 
     @property
     def fee(self) -> int:
@@ -108,8 +109,11 @@ class EmbeddedEvm:
                 return FALLBACK_GAS
             raise
 
-    def simulate(self, sender: str, to: str | None, value: int, data: bytes) -> Revert | None:
-        """Run the call against the pending state and throw the result away: its revert, if any."""
+    def simulate(
+        self, sender: str, to: str | None, value: int, data: bytes, block: int | None = None
+    ) -> Revert | None:
+        """Run the call on the state after ``block`` (the latest by default) and throw the
+        result away: its revert, if any."""
         from eth.exceptions import Revert as EvmRevert
         from eth_tester.backends.pyevm.main import (
             EVMSpoofTransaction,
@@ -126,11 +130,10 @@ class EmbeddedEvm:
             request["to"] = to
         try:
             normalized = self.tester.normalizer.normalize_inbound_transaction(request)
-            unsigned = self._backend._get_normalized_and_unsigned_evm_transaction(
-                normalized, "latest"
-            )
+            at = "latest" if block is None else block
+            unsigned = self._backend._get_normalized_and_unsigned_evm_transaction(normalized, at)
             spoof = EVMSpoofTransaction(unsigned, from_=_address_bytes(sender))
-            computation = _execute_and_revert_transaction(self._backend.chain, spoof, "latest")
+            computation = _execute_and_revert_transaction(self._backend.chain, spoof, at)
         except Exception:  # the chain will refuse it for its own reason when it is sent
             return None
         if not computation.is_error:
@@ -162,6 +165,7 @@ class EmbeddedEvm:
             effective_gas_price=int(found["effective_gas_price"]),
             contract_address=found["contract_address"],
             value=int(tx["value"]),
+            data=bytes.fromhex(str(tx.get("data") or tx.get("input") or "0x")[2:]),
         )
 
     # ----- writes -------------------------------------------------------------------------

@@ -79,13 +79,18 @@ class RpcEvm:
             return 1_000_000
         return int(found, 16) * 6 // 5
 
-    def simulate(self, sender: str, to: str | None, value: int, data: bytes) -> Revert | None:
+    def simulate(
+        self, sender: str, to: str | None, value: int, data: bytes, block: int | None = None
+    ) -> Revert | None:
         body = json.dumps(
             {
                 "jsonrpc": "2.0",
                 "id": next(self._ids),
                 "method": "eth_call",
-                "params": [self._request(sender, to, value, data), "latest"],
+                "params": [
+                    self._request(sender, to, value, data),
+                    "latest" if block is None else hex(block),
+                ],
             }
         ).encode()
         request = urllib.request.Request(
@@ -128,6 +133,7 @@ class RpcEvm:
             effective_gas_price=int(found.get("effectiveGasPrice") or "0x0", 16),
             contract_address=found.get("contractAddress"),
             value=int(tx["value"], 16),
+            data=bytes.fromhex(str(tx.get("input") or "0x")[2:]),
         )
 
     def send_raw(self, raw: bytes) -> str:

@@ -41,6 +41,7 @@ FAILED = "FAILED"
 MAX_CALLS = 50
 MAX_SOLANA_SIGNERS = 16
 SOLANA_FEE_PER_SIGNATURE = 5000
+TRANSFER_GAS = 21_000
 
 
 def chain_unavailable(exc: ChainUnavailable) -> InvalidArgument:
@@ -242,13 +243,14 @@ def send_evm(ctx: Context, params: dict[str, Any]) -> str:
         fee_total, tx_hash, outcome, error = 0, None, INCLUDED, None
         for index, (to, value, data) in enumerate(prepared):
             gas = _uint(params, "gasLimit") if len(prepared) == 1 else None
+            if gas is None and not data and to is not None and not node.code(to):
+                gas = TRANSFER_GAS  # a plain transfer to an account without code, as geth does
             if gas is None:
                 gas = node.estimate_gas(sender, to, value, data)
             unsigned = unsigned_1559(
                 node.chain_id, nonce + index, tip, max_fee, gas, to, value, data
             )
             raw = sign_evm(signer, unsigned)
-            revert = node.simulate(sender, to, value, data)
             credit = gas * max_fee if sponsor else 0
             if credit:
                 _move(node, chains.evm_sponsor_address, sender, credit)
@@ -265,6 +267,8 @@ def send_evm(ctx: Context, params: dict[str, Any]) -> str:
             if credit:
                 _move(node, sender, chains.evm_sponsor_address, credit - fee)
             if receipt is not None and receipt.status == 0:
+                # why: the call again on the state it ran on (the block before its own)
+                revert = node.simulate(sender, to, value, data, receipt.block_number - 1)
                 error = revert_error(revert or Revert(to or "", b""))
                 break
         if sponsor and tx_hash is not None:
@@ -298,7 +302,10 @@ def send_raw_evm(ctx: Context, params: dict[str, Any]) -> str:
     outcome = INCLUDED
     error = None
     if receipt is not None and receipt.status == 0:
-        error = revert_error(Revert(receipt.to or "", b""))
+        revert = node.simulate(
+            receipt.sender, receipt.to, receipt.value, receipt.data, receipt.block_number - 1
+        )
+        error = revert_error(revert or Revert(receipt.to or "", b""))
     _record(ctx, params["caip2"], sender, tx_hash, False, outcome, error, 0)
     return tx_hash
 
