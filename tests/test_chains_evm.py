@@ -299,6 +299,11 @@ def test_undelegation_sends_a_set_code_transaction(world):
     emu, (alice, _) = world
     emu.chains.fund(BASE, alice, ONE_ETH)
     node = emu.chains.evm(BASE)
+    # a batch delegates the account to the gas station's contract (EIP-7702)
+    batch = send(emu, alice, {"to": RECIPIENT, "value": "1"}, {"to": RECIPIENT, "value": "2"})
+    assert status(emu, batch)["txStatus"] == "INCLUDED"
+    delegate = emu.chains.delegates[BASE]
+    assert node.code(alice) == bytes.fromhex("ef0100" + delegate[2:].lower())
     nonce = node.nonce(alice)
     done = emu.eth_undelegate_7702(from_=alice, caip2=BASE)
     answer = status(emu, done["sendTransactionStatusId"])
@@ -374,3 +379,70 @@ def test_send_statuses_survive_state_documents_and_snapshots(world):
     emu.reset()
     emu.restore(saved)
     assert status(emu, included) == expected[included]
+
+
+# runtime: CALLER PUSH1 0 SSTORE STOP (stores who called it in slot 0)
+CALLER_RUNTIME = bytes.fromhex("3360005500")
+
+
+def _deploy(emu, sender, runtime: bytes) -> str:
+    from emulator.chains.evm_tx import unsigned_1559
+
+    node = emu.chains.evm(BASE)
+    unsigned = unsigned_1559(
+        8453, node.nonce(sender), 10**9, 10**10, 300_000, None, 0, _deployment(runtime)
+    )
+    signed = emu.sign_transaction(
+        sign_with=sender, unsigned_transaction=unsigned, type="TRANSACTION_TYPE_ETHEREUM"
+    )["signedTransaction"]
+    tx_hash = emu.eth_send_raw_transaction(signed_transaction=signed, caip2=BASE)["transactionHash"]
+    return node.tester.get_transaction_receipt(tx_hash)["contract_address"]
+
+
+def test_a_sponsored_call_runs_as_the_account_through_its_delegation():
+    emu = Emulator(seed=41)
+    emu.create_organization()
+    deployer, erin = emu.create_wallet(
+        wallet_name="w",
+        accounts=[
+            account_spec("ADDRESS_FORMAT_ETHEREUM"),
+            account_spec("ADDRESS_FORMAT_ETHEREUM", 1),
+        ],
+    )["addresses"]
+    emu.chains.fund(BASE, deployer, ONE_ETH)
+    contract = _deploy(emu, deployer, CALLER_RUNTIME)
+    node = emu.chains.evm(BASE)
+    first = status(emu, send(emu, erin, {"to": contract}, sponsor=True))
+    tx = node.tester.get_transaction_by_hash(first["eth"]["txHash"])
+    assert tx["from"] == emu.chains.evm_sponsor_address and tx["to"] == erin
+    assert tx["type"] == "0x4"  # the first time, the delegation rides along
+    assert int(node.tester.get_storage_at(contract, "0x0"), 16) == int(erin, 16)
+    second = status(emu, send(emu, erin, {"to": contract}, sponsor=True, gasStationNonce="1"))
+    assert node.tester.get_transaction_by_hash(second["eth"]["txHash"])["type"] == "0x2"
+    assert (
+        emu.get_nonces(address=erin, caip2=BASE, gas_station_nonce=True)["gasStationNonce"] == "2"
+    )
+    assert node.tester.get_balance(erin) == 0  # never held any gas money
+
+
+def test_a_batch_is_atomic_and_names_the_call_that_reverted():
+    emu = Emulator(seed=42)
+    emu.create_organization()
+    (frank,) = emu.create_wallet(
+        wallet_name="w", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")]
+    )["addresses"]
+    emu.chains.fund(BASE, frank, ONE_ETH)
+    reverting = _deploy(emu, frank, _reverting_runtime("no thanks"))
+    node = emu.chains.evm(BASE)
+    before = node.tester.get_balance(RECIPIENT)
+    answer = status(emu, send(emu, frank, {"to": RECIPIENT, "value": "5"}, {"to": reverting}))
+    assert answer["txStatus"] == "INCLUDED"
+    assert node.tester.get_transaction_receipt(answer["eth"]["txHash"])["status"] == 0
+    assert node.tester.get_balance(RECIPIENT) == before  # the first call was undone too
+    (entry,) = answer["error"]["revertChain"]
+    assert entry["address"] == reverting and entry["displayMessage"] == "no thanks"
+    done = status(
+        emu, send(emu, frank, {"to": RECIPIENT, "value": "5"}, {"to": RECIPIENT, "value": "6"})
+    )
+    assert done["txStatus"] == "INCLUDED" and "error" not in done
+    assert node.tester.get_balance(RECIPIENT) == before + 11

@@ -79,6 +79,9 @@ class EmbeddedEvm:
     def code(self, address: str) -> bytes:
         return bytes.fromhex(self.tester.get_code(address, "latest")[2:])
 
+    def storage(self, address: str, slot: int) -> int:
+        return int(self.tester.get_storage_at(address, hex(slot), "latest"), 16)
+
     def base_fee(self) -> int:
         return int(self.tester.get_block_by_number("latest")["base_fee_per_gas"])
 

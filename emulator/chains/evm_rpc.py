@@ -59,6 +59,9 @@ class RpcEvm:
     def code(self, address: str) -> bytes:
         return bytes.fromhex(self.call("eth_getCode", address, "latest")[2:])
 
+    def storage(self, address: str, slot: int) -> int:
+        return int(self.call("eth_getStorageAt", address, hex(slot), "latest"), 16)
+
     def base_fee(self) -> int:
         block = self.call("eth_getBlockByNumber", "latest", False)
         return int(block.get("baseFeePerGas") or "0x0", 16)

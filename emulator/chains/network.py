@@ -28,8 +28,8 @@ class Chains:
         self._evm: dict[str, Any] = {}
         self._solana: dict[str, Any] = {}
         self._lock = threading.RLock()
-        # (caip2, lowercase address) -> the gas station delegate's nonce for that account
-        self.gas_station_nonces: dict[tuple[str, str], int] = {}
+        # caip2 -> the address of the gas station's delegate contract on that chain
+        self.delegates: dict[str, str] = {}
         # caip2 -> the transactions broadcast there, oldest first: (hash or signature, record)
         self.sent: dict[str, list[Any]] = {}
         self._sponsor_key = keccak256(b"turnkey-emulator gas station")
@@ -59,6 +59,7 @@ class Chains:
                     node = EmbeddedEvm(network.chain_id)
                 if node.balance(self.evm_sponsor_address) < SPONSOR_FUNDS // 2:
                     node.set_balance(self.evm_sponsor_address, SPONSOR_FUNDS)
+                self.delegates[caip2] = self._deploy_delegate(node)
                 self._evm[caip2] = node
             return node
 
@@ -117,12 +118,37 @@ class Chains:
 
         return base58_encode(bytes(SigningKey(self._sponsor_key).verify_key))
 
-    def next_gas_station_nonce(self, caip2: str, address: str) -> int:
-        return self.gas_station_nonces.get((catalog.canonical(caip2), address.lower()), 0)
+    def sign_as_sponsor(self, unsigned_hex: str) -> bytes:
+        """The gas station sponsor's signature of an EVM transaction (signed, raw bytes)."""
+        from ..crypto import signing
+        from ..crypto.transactions.ethereum import sign_ethereum_transaction
 
-    def use_gas_station_nonce(self, caip2: str, address: str) -> None:
-        key = (catalog.canonical(caip2), address.lower())
-        self.gas_station_nonces[key] = self.gas_station_nonces.get(key, 0) + 1
+        def sign_digest(digest: bytes) -> tuple[int, int, int]:
+            signature = signing.sign_digest_secp256k1(self._sponsor_key, digest)
+            return int(signature.r, 16), int(signature.s, 16), signature.recovery_id
+
+        return bytes.fromhex(sign_ethereum_transaction(unsigned_hex, sign_digest))
+
+    def _deploy_delegate(self, node: Any) -> str:
+        """Deploy the gas station's delegate contract from the sponsor; its address."""
+        from .evm_tx import unsigned_1559
+        from .gas_station import init_code
+
+        max_fee, tip = node.suggested_fees()
+        nonce = node.nonce(self.evm_sponsor_address)
+        unsigned = unsigned_1559(
+            node.chain_id, nonce, tip, max_fee, 3_000_000, None, 0, init_code()
+        )
+        receipt = node.receipt(node.send_raw(self.sign_as_sponsor(unsigned)))
+        if receipt is None or receipt.status != 1 or not receipt.contract_address:
+            raise ChainUnavailable("the gas station's delegate contract could not be deployed")
+        return str(receipt.contract_address)
+
+    def gas_station_nonce(self, caip2: str, address: str) -> int:
+        """The account's gas station nonce, read from its storage on the chain."""
+        from .gas_station import NONCE_SLOT
+
+        return int(self.evm(caip2).storage(address, NONCE_SLOT))
 
     def record(self, caip2: str, entry: Any) -> None:
         self.sent.setdefault(catalog.canonical(caip2), []).append(entry)

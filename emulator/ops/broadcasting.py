@@ -18,7 +18,7 @@ from ..chains import catalog
 from ..chains.errors import ChainUnavailable
 from ..chains.network import chains_of
 from ..schema import Array, Boolean, Enum, String, obj, opt
-from ..services import broadcast, undelegation
+from ..services import broadcast, evm_send, undelegation
 from ..services.context import Context
 from .registry import Version, activity, query
 
@@ -108,7 +108,7 @@ def _sign_withs_from_one(params: Params) -> Params:
     ],
 )
 def eth_send_transaction(ctx: Context, params: Params) -> Params:
-    return {"sendTransactionStatusId": broadcast.send_evm(ctx, params)}
+    return {"sendTransactionStatusId": evm_send.send_evm(ctx, params)}
 
 
 @activity(
@@ -126,7 +126,7 @@ def eth_send_transaction(ctx: Context, params: Params) -> Params:
     ],
 )
 def eth_send_raw_transaction(ctx: Context, params: Params) -> Params:
-    return {"transactionHash": broadcast.send_raw_evm(ctx, params)}
+    return {"transactionHash": evm_send.send_raw_evm(ctx, params)}
 
 
 @activity(
@@ -200,9 +200,7 @@ def get_nonces(ctx: Context, body: Params) -> Params:
         if body.get("nonce"):
             out["nonce"] = str(chains.evm(body["caip2"]).nonce(body["address"]))
         if body.get("gasStationNonce"):
-            out["gasStationNonce"] = str(
-                chains.next_gas_station_nonce(body["caip2"], body["address"])
-            )
+            out["gasStationNonce"] = str(chains.gas_station_nonce(body["caip2"], body["address"]))
     except ChainUnavailable as exc:
         raise broadcast.chain_unavailable(exc) from None
     return out

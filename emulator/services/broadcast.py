@@ -7,10 +7,11 @@ the chain's block time, then INCLUDED (a reverted EVM call too, with its revert 
 docs say) or FAILED (refused by the chain: a bad nonce, too little to pay for it, a Solana
 preflight failure).
 
-The gas station (``sponsor: true``) pays the fee from an account the emulator holds: on the
-chain, the sender is credited what the transaction may cost before it runs and gives back what
-it did not use after, so the sender's balance moves by the value it sent and nothing else, and
-the sponsor's by the fee. Each sponsored send uses one gas station nonce of the sender.
+EVM sends are ``services/evm_send.py`` (the gas station's EIP-7702 batches there). On Solana
+the gas station (``sponsor: true``) pays the fee from an account the emulator holds: the fee
+payer is credited the most the transaction may cost before it runs and gives back what it did
+not use after, so its balance moves by what it sent and nothing else, and the sponsor's by
+the fee. Sponsored fees count, in USD, against the organization's window (``get_gas_usage``).
 """
 
 from __future__ import annotations
@@ -20,10 +21,8 @@ from typing import Any
 
 from .. import messages
 from ..chains import catalog
-from ..chains.errors import ChainError, ChainUnavailable, Revert
-from ..chains.evm_tx import unsigned_1559
+from ..chains.errors import ChainError, ChainUnavailable
 from ..chains.network import chains_of
-from ..chains.reverts import revert_error
 from ..crypto import signing
 from ..crypto.hd import ED25519, SECP256K1
 from ..crypto.transactions import TransactionError
@@ -48,7 +47,7 @@ def chain_unavailable(exc: ChainUnavailable) -> InvalidArgument:
     return InvalidArgument(str(exc), turnkey_error_code="CHAIN_UNAVAILABLE")
 
 
-def _uint(params: dict[str, Any], name: str, default: int | None = None) -> int | None:
+def uint_param(params: dict[str, Any], name: str, default: int | None = None) -> int | None:
     value = params.get(name)
     if value in (None, ""):
         return default
@@ -62,7 +61,7 @@ def _uint(params: dict[str, Any], name: str, default: int | None = None) -> int 
     return number
 
 
-def _hex_data(value: Any, name: str) -> bytes:
+def hex_param(value: Any, name: str) -> bytes:
     text = str(value or "0x")
     try:
         return bytes.fromhex(text.removeprefix("0x"))
@@ -70,7 +69,7 @@ def _hex_data(value: Any, name: str) -> bytes:
         raise InvalidArgument(messages.invalid_hex_field(name)) from None
 
 
-def _evm_signer(ctx: Context, address: str) -> keys.Signer:
+def evm_signer(ctx: Context, address: str) -> keys.Signer:
     signer = keys.resolve_signer(ctx, address)
     if signer.curve != SECP256K1:
         raise InvalidArgument(
@@ -128,7 +127,7 @@ def gas_usage(ctx: Context, now_ms: int) -> tuple[int, Decimal, Decimal]:
     return minutes, Decimal(limit), used
 
 
-def _check_sponsorship(ctx: Context, now_ms: int) -> None:
+def check_sponsorship(ctx: Context, now_ms: int) -> None:
     if not ctx.settings.gas_sponsorship_enabled:
         raise InvalidArgument(messages.GAS_SPONSORSHIP_DISABLED)
     _, limit, used = gas_usage(ctx, now_ms)
@@ -139,7 +138,7 @@ def _check_sponsorship(ctx: Context, now_ms: int) -> None:
 # ----- records ---------------------------------------------------------------------------
 
 
-def _record(
+def record_sent(
     ctx: Context,
     caip2: str,
     sender: str,
@@ -175,7 +174,7 @@ def _record(
     return status_id
 
 
-def _failure(message: str, **details: Any) -> dict[str, Any]:
+def failure(message: str, **details: Any) -> dict[str, Any]:
     error: dict[str, Any] = {"message": message}
     error.update(details)
     return error
@@ -205,109 +204,13 @@ def status_view(sent: SentTransaction, now_ms: int) -> dict[str, Any]:
     return view
 
 
-# ----- EVM -------------------------------------------------------------------------------
-
-
-def send_evm(ctx: Context, params: dict[str, Any]) -> str:
-    """``eth_send_transaction`` (V2): each call signed by ``from``; the status id."""
-    caip2 = params["caip2"]
-    calls = params["calls"]
-    if not 1 <= len(calls) <= MAX_CALLS:
-        raise InvalidArgument(messages.calls_count(MAX_CALLS))
-    signer = _evm_signer(ctx, params["from"])
-    sender = params["from"]
-    sponsor = bool(params.get("sponsor"))
-    now_ms = ctx.now_ns // 1_000_000
-    if sponsor:
-        _check_sponsorship(ctx, now_ms)
-    prepared = [
-        (call.get("to") or None, _uint(call, "value", 0) or 0, _hex_data(call.get("data"), "data"))
-        for call in calls
-    ]
-    try:
-        chains = chains_of(ctx.world)
-        node = chains.evm(caip2)
-        nonce = _uint(params, "nonce")
-        nonce = node.nonce(sender) if nonce is None else nonce
-        suggested_max, suggested_tip = node.suggested_fees()
-        max_fee = _uint(params, "maxFeePerGas", suggested_max) or 0
-        tip = _uint(params, "maxPriorityFeePerGas", min(suggested_tip, max_fee)) or 0
-        station_nonce = chains.next_gas_station_nonce(caip2, sender)
-        if sponsor:
-            wanted = _uint(params, "gasStationNonce")
-            if wanted is not None and wanted != station_nonce:
-                raise InvalidArgument(messages.gas_station_nonce(station_nonce, wanted))
-            deadline = _uint(params, "deadline")
-            if deadline is not None and deadline * 1000 < now_ms:
-                raise InvalidArgument(messages.GAS_STATION_DEADLINE_PASSED)
-        fee_total, tx_hash, outcome, error = 0, None, INCLUDED, None
-        for index, (to, value, data) in enumerate(prepared):
-            gas = _uint(params, "gasLimit") if len(prepared) == 1 else None
-            if gas is None and not data and to is not None and not node.code(to):
-                gas = TRANSFER_GAS  # a plain transfer to an account without code, as geth does
-            if gas is None:
-                gas = node.estimate_gas(sender, to, value, data)
-            unsigned = unsigned_1559(
-                node.chain_id, nonce + index, tip, max_fee, gas, to, value, data
-            )
-            raw = sign_evm(signer, unsigned)
-            credit = gas * max_fee if sponsor else 0
-            if credit:
-                _move(node, chains.evm_sponsor_address, sender, credit)
-            try:
-                tx_hash = node.send_raw(raw)
-            except ChainError as exc:
-                if credit:
-                    _move(node, sender, chains.evm_sponsor_address, credit)
-                outcome, error, tx_hash = FAILED, _failure(str(exc)), None
-                break
-            receipt = node.receipt(tx_hash)
-            fee = receipt.fee if receipt is not None else 0
-            fee_total += fee
-            if credit:
-                _move(node, sender, chains.evm_sponsor_address, credit - fee)
-            if receipt is not None and receipt.status == 0:
-                # why: the call again on the state it ran on (the block before its own)
-                revert = node.simulate(sender, to, value, data, receipt.block_number - 1)
-                error = revert_error(revert or Revert(to or "", b""))
-                break
-        if sponsor and tx_hash is not None:
-            chains.use_gas_station_nonce(caip2, sender)
-    except ChainUnavailable as exc:
-        raise chain_unavailable(exc) from None
-    return _record(ctx, caip2, sender, tx_hash, sponsor, outcome, error, fee_total)
-
-
-def _move(node: Any, source: str, target: str, amount: int) -> None:
-    """Move native funds between two accounts by writing both balances (the gas station's
-    credit and refund; no transaction is recorded for it)."""
+def move_funds(node: Any, source: str, target: str, amount: int) -> None:
+    """Move native funds between two accounts by writing both balances (the Solana gas
+    station's credit and refund; no transaction is recorded for it)."""
     if amount <= 0:
         return
     node.set_balance(source, node.balance(source) - amount)
     node.set_balance(target, node.balance(target) + amount)
-
-
-def send_raw_evm(ctx: Context, params: dict[str, Any]) -> str:
-    """``eth_send_raw_transaction``: broadcast as signed; the hash, or the node's refusal."""
-    raw = _hex_data(params["signedTransaction"], "signedTransaction")
-    try:
-        node = chains_of(ctx.world).evm(params["caip2"])
-        tx_hash = node.send_raw(raw)
-        receipt = node.receipt(tx_hash)
-    except ChainUnavailable as exc:
-        raise chain_unavailable(exc) from None
-    except ChainError as exc:
-        raise InvalidArgument(messages.broadcast_failed(str(exc))) from None
-    sender = receipt.sender if receipt is not None else ""
-    outcome = INCLUDED
-    error = None
-    if receipt is not None and receipt.status == 0:
-        revert = node.simulate(
-            receipt.sender, receipt.to, receipt.value, receipt.data, receipt.block_number - 1
-        )
-        error = revert_error(revert or Revert(receipt.to or "", b""))
-    _record(ctx, params["caip2"], sender, tx_hash, False, outcome, error, 0)
-    return tx_hash
 
 
 # ----- Solana ----------------------------------------------------------------------------
@@ -321,7 +224,7 @@ def send_solana(ctx: Context, params: dict[str, Any]) -> str:
     sponsor = bool(params.get("sponsor"))
     now_ms = ctx.now_ns // 1_000_000
     if sponsor:
-        _check_sponsorship(ctx, now_ms)
+        check_sponsorship(ctx, now_ms)
     unsigned = str(params["unsignedTransaction"]).removeprefix("0x")
     try:
         chains = chains_of(ctx.world)
@@ -350,12 +253,12 @@ def send_solana(ctx: Context, params: dict[str, Any]) -> str:
         credit = 0
         if sponsor:
             credit = SOLANA_FEE_PER_SIGNATURE * MAX_SOLANA_SIGNERS
-            _move(node, chains.solana_sponsor_address, payer, credit)
+            move_funds(node, chains.solana_sponsor_address, payer, credit)
         try:
             outcome = node.send(bytes.fromhex(signed))
         except ChainError as exc:
             if credit:
-                _move(node, payer, chains.solana_sponsor_address, credit)
+                move_funds(node, payer, chains.solana_sponsor_address, credit)
             details: dict[str, Any] = {}
             if hasattr(exc, "error_json"):
                 details["solana"] = {
@@ -366,15 +269,13 @@ def send_solana(ctx: Context, params: dict[str, Any]) -> str:
                     "logs": exc.logs,  # type: ignore[attr-defined]
                     "unitsConsumed": str(exc.units),  # type: ignore[attr-defined]
                 }
-            error = _failure(str(exc), **details)
-            return _record(ctx, params["caip2"], payer, None, sponsor, FAILED, error, 0)
+            error = failure(str(exc), **details)
+            return record_sent(ctx, params["caip2"], payer, None, sponsor, FAILED, error, 0)
         if credit:
-            _move(node, payer, chains.solana_sponsor_address, credit - outcome.fee)
-        if sponsor:
-            chains.use_gas_station_nonce(params["caip2"], payer)
+            move_funds(node, payer, chains.solana_sponsor_address, credit - outcome.fee)
     except ChainUnavailable as exc:
         raise chain_unavailable(exc) from None
-    return _record(
+    return record_sent(
         ctx,
         params["caip2"],
         payer,

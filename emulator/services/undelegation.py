@@ -11,20 +11,20 @@ from __future__ import annotations
 from typing import Any
 
 from ..chains.errors import ChainError, ChainUnavailable
-from ..chains.evm_tx import authorization_digest, unsigned_7702
+from ..chains.evm_tx import unsigned_7702
 from ..chains.network import chains_of
-from ..crypto import signing
 from .broadcast import (
     FAILED,
     INCLUDED,
-    _evm_signer,
-    _failure,
-    _record,
-    _uint,
     chain_unavailable,
+    evm_signer,
+    failure,
+    record_sent,
     sign_evm,
+    uint_param,
 )
 from .context import Context
+from .evm_send import authorization
 
 ZERO_ADDRESS = "0x" + "00" * 20
 UNDELEGATION_GAS = 100_000
@@ -32,33 +32,27 @@ UNDELEGATION_GAS = 100_000
 
 def undelegate(ctx: Context, params: dict[str, Any]) -> str:
     sender = params["from"]
-    signer = _evm_signer(ctx, sender)
+    signer = evm_signer(ctx, sender)
     try:
         node = chains_of(ctx.world).evm(params["caip2"])
-        nonce = _uint(params, "nonce")
+        nonce = uint_param(params, "nonce")
         nonce = node.nonce(sender) if nonce is None else nonce
         suggested_max, suggested_tip = node.suggested_fees()
-        max_fee = _uint(params, "maxFeePerGas", suggested_max) or 0
-        tip = _uint(params, "maxPriorityFeePerGas", min(suggested_tip, max_fee)) or 0
-        gas = _uint(params, "gasLimit", UNDELEGATION_GAS) or UNDELEGATION_GAS
-        digest = authorization_digest(node.chain_id, ZERO_ADDRESS, nonce + 1)
-        signature = signing.sign_digest_secp256k1(signer.private_key, digest)
-        authorization = (
-            node.chain_id,
-            ZERO_ADDRESS,
-            nonce + 1,
-            signature.recovery_id,
-            int(signature.r, 16),
-            int(signature.s, 16),
-        )
-        unsigned = unsigned_7702(node.chain_id, nonce, tip, max_fee, gas, sender, [authorization])
+        max_fee = uint_param(params, "maxFeePerGas", suggested_max) or 0
+        tip = uint_param(params, "maxPriorityFeePerGas", min(suggested_tip, max_fee)) or 0
+        gas = uint_param(params, "gasLimit", UNDELEGATION_GAS) or UNDELEGATION_GAS
+        # the sender's own nonce moves before the authorization is applied
+        cleared = authorization(signer, node.chain_id, ZERO_ADDRESS, nonce + 1)
+        unsigned = unsigned_7702(node.chain_id, nonce, tip, max_fee, gas, sender, [cleared])
         raw = sign_evm(signer, unsigned)
         try:
             tx_hash = node.send_raw(raw)
         except ChainError as exc:
-            return _record(ctx, params["caip2"], sender, None, False, FAILED, _failure(str(exc)), 0)
+            return record_sent(
+                ctx, params["caip2"], sender, None, False, FAILED, failure(str(exc)), 0
+            )
         receipt = node.receipt(tx_hash)
     except ChainUnavailable as exc:
         raise chain_unavailable(exc) from None
     fee = receipt.fee if receipt is not None else 0
-    return _record(ctx, params["caip2"], sender, tx_hash, False, INCLUDED, None, fee)
+    return record_sent(ctx, params["caip2"], sender, tx_hash, False, INCLUDED, None, fee)
