@@ -252,6 +252,12 @@ class ChainsBench:
                 "embedded EVM start (EmbeddedEvm)", evm_s, floor=floor.floor, floor_name="fresh emu"
             ),
             Result(
+                "first EVM use (start, fund the sponsor, deploy the gas station)",
+                first_s,
+                floor=floor.floor,
+                floor_name="fresh emu",
+            ),
+            Result(
                 "embedded Solana start (LiteSVM)", sol_s, floor=floor.floor, floor_name="fresh emu"
             ),
             bare_floor,
