@@ -77,3 +77,55 @@ def test_the_nodes_refusal_is_the_status_error(node):
     )
     assert answer["txStatus"] == "FAILED"
     assert "insufficient funds" in answer["error"]["message"].lower()
+
+
+def test_serve_sends_to_the_node_it_is_given(node):
+    """``serve --chain-rpc``: the official Python SDK over HTTP sends; Anvil has it."""
+    pytest.importorskip("turnkey_http")
+    from turnkey_sdk_types import (
+        CreateWalletBody,
+        EthSendTransactionBody,
+        GetSendTransactionStatusBody,
+    )
+
+    from .test_cli import start
+
+    process, info = start("--chain-rpc", f"{BASE}={node}", "--chain-block-time", "0")
+    try:
+        from turnkey_api_key_stamper import ApiKeyStamper, ApiKeyStamperConfig
+        from turnkey_http import TurnkeyClient
+
+        client = TurnkeyClient(
+            base_url=info["baseUrl"],
+            stamper=ApiKeyStamper(ApiKeyStamperConfig(info["apiPublicKey"], info["apiPrivateKey"])),
+            organization_id=info["organizationId"],
+        )
+        made = client.create_wallet(
+            CreateWalletBody(walletName="w", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM", 7)])
+        )
+        (address,) = made.activity.result.createWalletResult.addresses
+        rpc(node, "anvil_setBalance", address, hex(10**18))
+        sent = client.eth_send_transaction(
+            EthSendTransactionBody(
+                **{"from": address}, caip2=BASE, calls=[{"to": RECIPIENT, "value": "5"}]
+            )
+        )
+        status_id = sent.activity.result.ethSendTransactionResultV2.sendTransactionStatusId
+        status = client.get_send_transaction_status(
+            GetSendTransactionStatusBody(sendTransactionStatusId=status_id)
+        )
+        assert status.txStatus == "INCLUDED"
+        tx = rpc(node, "eth_getTransactionByHash", status.eth.txHash)
+        assert tx["from"].lower() == address.lower() and int(tx["value"], 16) == 5
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_serve_refuses_a_malformed_chain_option():
+    from .test_cli import serve_fails
+
+    assert "--chain-rpc wants CAIP2=URL" in serve_fails("--port", "0", "--chain-rpc", "eip155:1")
+    assert "is not a network Turnkey broadcasts to" in serve_fails(
+        "--port", "0", "--chain-rpc", "eip155:999=http://127.0.0.1:1"
+    )

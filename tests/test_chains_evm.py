@@ -446,3 +446,29 @@ def test_a_batch_is_atomic_and_names_the_call_that_reverted():
     )
     assert done["txStatus"] == "INCLUDED" and "error" not in done
     assert node.tester.get_balance(RECIPIENT) == before + 11
+
+
+def test_send_statuses_are_journaled(tmp_path):
+    from emulator.state.journal import Journal
+    from emulator.state.persistence import StateFile
+
+    emu = Emulator(seed=43)
+    state = StateFile.create(tmp_path / "state.sqlite", emu.to_document())
+    Journal(emu, state, compact_every=10**9).attach()
+    emu.create_organization()
+    (gina,) = emu.create_wallet(
+        wallet_name="w", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")]
+    )["addresses"]
+    emu.chains.fund(BASE, gina, ONE_ETH)
+    status_id = send(emu, gina, {"to": RECIPIENT, "value": "1"})
+    expected = status(emu, status_id)
+    reread = StateFile.open(tmp_path / "state.sqlite")
+    try:
+        document = reread.read()
+    finally:
+        reread.close()
+    assert document == emu.to_document()
+    again = Emulator.from_document(document, exact_order=False)
+    answer = again.get_send_transaction_status(send_transaction_status_id=status_id)
+    answer.pop("activity")
+    assert answer == expected
