@@ -588,3 +588,7 @@ def unsupported_address_for_balances(address: str) -> str:
 
 def invalid_limit(limit: int) -> str:
     return f"invalid pagination limit: must be between 1 and {limit}"
+
+
+def invalid_evm_address(name: str, value: str) -> str:
+    return f"invalid {name}: {value!r} is not an EVM address (0x and 40 hex digits)"

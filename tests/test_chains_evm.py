@@ -340,6 +340,13 @@ def test_balances_assets_and_bad_requests(world):
     assert error.status == 400
     error = fails(emu, emu.eth_send_transaction, from_=alice, caip2=BASE, calls=[])
     assert error.message == "calls must contain between 1 and 50 entries"
+    error = fails(emu, emu.eth_send_transaction, from_=alice, caip2=BASE, calls=[{"to": "0x12"}])
+    assert (error.status, error.message) == (
+        400,
+        "invalid calls[0].to: '0x12' is not an EVM address (0x and 40 hex digits)",
+    )
+    error = fails(emu, emu.get_nonces, address="0", caip2=BASE, nonce=True)
+    assert error.status == 400
 
 
 def test_the_official_python_sdk_sends_and_polls(world):

@@ -14,6 +14,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from .. import jsontext
 from .errors import ChainError, ChainUnavailable, Revert
 from .evm import DEFAULT_PRIORITY_FEE, Receipt
 
@@ -42,7 +43,7 @@ class RpcEvm:
         )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                answer = json.loads(response.read())
+                answer = jsontext.loads(response.read())
         except (urllib.error.URLError, OSError, ValueError) as exc:
             raise ChainUnavailable(f"the node at {self.url} did not answer: {exc}") from None
         if "error" in answer:
@@ -101,7 +102,7 @@ class RpcEvm:
         )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                answer = json.loads(response.read())
+                answer = jsontext.loads(response.read())
         except (urllib.error.URLError, OSError, ValueError):
             return None
         error = answer.get("error")

@@ -16,6 +16,7 @@ the fee. Sponsored fees count, in USD, against the organization's window (``get_
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -67,6 +68,16 @@ def hex_param(value: Any, name: str) -> bytes:
         return bytes.fromhex(text.removeprefix("0x"))
     except ValueError:
         raise InvalidArgument(messages.invalid_hex_field(name)) from None
+
+
+_EVM_ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}")
+
+
+def evm_address(value: Any, name: str) -> str:
+    """An EVM address parameter, checked (``0x`` and 40 hex digits)."""
+    if not isinstance(value, str) or not _EVM_ADDRESS.fullmatch(value):
+        raise InvalidArgument(messages.invalid_evm_address(name, str(value)))
+    return value
 
 
 def evm_signer(ctx: Context, address: str) -> keys.Signer:

@@ -36,6 +36,7 @@ from .broadcast import (
     MAX_CALLS,
     chain_unavailable,
     check_sponsorship,
+    evm_address,
     evm_signer,
     failure,
     hex_param,
@@ -90,11 +91,11 @@ def send_evm(ctx: Context, params: dict[str, Any]) -> str:
         check_sponsorship(ctx, ctx.now_ns // 1_000_000)
     calls: list[Call] = [
         (
-            call.get("to") or None,
+            evm_address(call["to"], f"calls[{index}].to") if call.get("to") else None,
             uint_param(call, "value", 0) or 0,
             hex_param(call.get("data"), "data"),
         )
-        for call in params["calls"]
+        for index, call in enumerate(params["calls"])
     ]
     try:
         node = chains_of(ctx.world).evm(caip2)

@@ -106,7 +106,10 @@ def _add_targets(env: Json, org: Organization, params: Mapping[str, Any]) -> Non
     sign_with = params.get("signWith")
     if sign_with is None:  # a send names its signer ``from`` (EVM) or ``signWiths`` (Solana)
         sign_withs = params.get("signWiths")
-        sign_with = params.get("from") if not isinstance(sign_withs, list) else sign_withs[0]
+        if isinstance(sign_withs, list):
+            sign_with = sign_withs[0] if sign_withs else None
+        else:
+            sign_with = params.get("from")
     if isinstance(sign_with, str):
         holders = org.signers.get(sign_with)
         if holders:

@@ -15,12 +15,12 @@ EVM version prague); the JSON holds the compiler version and ABI too.
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 from typing import Any
 
 from eth_abi import encode
 
+from ... import jsontext
 from ...crypto.eip712 import typed_data_digest
 from ...crypto.hashing import keccak256
 
@@ -37,7 +37,7 @@ Call = tuple[str | None, int, bytes]  # (to, value, data)
 
 @functools.lru_cache(maxsize=1)
 def artifact() -> dict[str, Any]:
-    return json.loads((HERE / "GasStationDelegate.json").read_text())
+    return jsontext.loads((HERE / "GasStationDelegate.json").read_text())
 
 
 def init_code() -> bytes:
