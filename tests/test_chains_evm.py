@@ -479,3 +479,58 @@ def test_send_statuses_are_journaled(tmp_path):
     answer = again.get_send_transaction_status(send_transaction_status_id=status_id)
     answer.pop("activity")
     assert answer == expected
+
+
+def _token_runtime() -> bytes:
+    """Runtime that logs an ERC-20 ``Transfer(caller, word 0, word 1)`` and stops."""
+    topic = bytes.fromhex("ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef")
+    return (
+        bytes.fromhex("602035600052")  # mstore(0, calldataload(32)): the amount
+        + bytes.fromhex("600035")  # calldataload(0): the recipient (topic 2)
+        + bytes.fromhex("33")  # caller (topic 1)
+        + b"\x7f"
+        + topic  # the event's signature (topic 0)
+        + bytes.fromhex("60206000a300")  # log3(0, 32, ...), stop
+    )
+
+
+def test_the_history_shows_batch_and_token_transfers_on_both_sides():
+    emu = Emulator(seed=44)
+    emu.create_organization()
+    hana, ivan = emu.create_wallet(
+        wallet_name="w",
+        accounts=[
+            account_spec("ADDRESS_FORMAT_ETHEREUM"),
+            account_spec("ADDRESS_FORMAT_ETHEREUM", 1),
+        ],
+    )["addresses"]
+    emu.chains.fund(BASE, hana, ONE_ETH)
+    token = _deploy(emu, hana, _token_runtime())
+    data = "0x" + encode(["address", "uint256"], [ivan, 500]).hex()
+    batch = send(emu, hana, {"to": ivan, "value": "7"}, {"to": token, "data": data}, sponsor=True)
+    tx_hash = status(emu, batch)["eth"]["txHash"]
+    logs = emu.chains.evm(BASE).tester.get_transaction_receipt(tx_hash)["logs"]
+    assert [log["address"] for log in logs] == [token]
+    newest = emu.list_eth_transaction_history(address=hana, caip2=BASE)["transactions"][0]
+    assert newest["transactionHash"] == tx_hash and newest["turnkey"]["sponsored"] is True
+    assert newest["from"] == emu.chains.evm_sponsor_address  # the gas station sent it
+    assert [
+        (t["direction"], t["amount"], t["counterparty"], "asset" in t) for t in newest["transfers"]
+    ] == [
+        ("OUT", "7", ivan, True),
+        ("OUT", "500", ivan, False),  # a token the emulator cannot name: no asset
+    ]
+    (received,) = emu.list_eth_transaction_history(address=ivan, caip2=BASE)["transactions"]
+    assert [(t["direction"], t["amount"], t["counterparty"]) for t in received["transfers"]] == [
+        ("IN", "7", hana),
+        ("IN", "500", hana),
+    ]
+    page = emu.list_eth_transaction_history(
+        address=hana, caip2=BASE, pagination_options={"limit": "1"}
+    )
+    assert len(page["transactions"]) == 1 and page["pageInfo"]["hasNextPage"] is True
+    rest = emu.list_eth_transaction_history(
+        address=hana, caip2=BASE, pagination_options={"after": page["pageInfo"]["endCursor"]}
+    )
+    assert [t["transactionHash"] for t in rest["transactions"]] != [tx_hash]
+    assert rest["pageInfo"]["hasPreviousPage"] is True

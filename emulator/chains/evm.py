@@ -36,6 +36,8 @@ class Receipt:
     contract_address: str | None
     value: int
     data: bytes = b""  # the transaction's input
+    # its logs: (contract address, topics as 0x-hex, data as 0x-hex)
+    logs: tuple[tuple[str, tuple[str, ...], str], ...] = ()
 
     @property
     def fee(self) -> int:
@@ -169,6 +171,9 @@ class EmbeddedEvm:
             contract_address=found["contract_address"],
             value=int(tx["value"]),
             data=bytes.fromhex(str(tx.get("data") or tx.get("input") or "0x")[2:]),
+            logs=tuple(
+                (log["address"], tuple(log["topics"]), log["data"]) for log in found["logs"]
+            ),
         )
 
     # ----- writes -------------------------------------------------------------------------

@@ -138,6 +138,10 @@ class RpcEvm:
             contract_address=found.get("contractAddress"),
             value=int(tx["value"], 16),
             data=bytes.fromhex(str(tx.get("input") or "0x")[2:]),
+            logs=tuple(
+                (log["address"], tuple(log["topics"]), log["data"])
+                for log in found.get("logs") or ()
+            ),
         )
 
     def send_raw(self, raw: bytes) -> str:

@@ -103,12 +103,10 @@ class Chains:
     def evm_sponsor_address(self) -> str:
         from coincurve import PrivateKey
 
+        from ..crypto.addresses.chains import eip55
+
         public = PrivateKey(self._sponsor_key).public_key.format(compressed=False)[1:]
-        digest = keccak256(public)[-20:].hex()
-        checksum = keccak256(digest.encode()).hex()
-        return "0x" + "".join(
-            c.upper() if int(checksum[i], 16) >= 8 else c for i, c in enumerate(digest)
-        )
+        return eip55(keccak256(public)[-20:])
 
     @property
     def solana_sponsor_address(self) -> str:

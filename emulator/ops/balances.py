@@ -18,6 +18,7 @@ from .. import messages
 from ..chains import catalog
 from ..chains.errors import ChainUnavailable
 from ..chains.network import chains_of
+from ..crypto.addresses.chains import eip55
 from ..errors import InvalidArgument
 from ..schema import Enum, String, obj, opt
 from ..services import broadcast
@@ -154,38 +155,66 @@ def list_eth_transaction_history(ctx: Context, body: Params) -> Params:
     items: list[tuple[str, Params]] = []
     try:
         node = chains_of(ctx.world).evm(network.caip2)
-        for tx_hash, sent, _ in _history(ctx, network.caip2):
+        for tx_hash, sent, calls in _history(ctx, network.caip2):
             receipt = node.receipt(tx_hash)
             if receipt is None:
                 continue
-            to = (receipt.to or "").lower()
-            if receipt.sender.lower() != address and to != address:
+            transfers = _eth_transfers(ctx, network, receipt, sent, calls, address)
+            involved = {receipt.sender.lower(), (receipt.to or "").lower(), sent.sender.lower()}
+            if address not in involved and not transfers:
                 continue
-            items.append((tx_hash, _eth_item(ctx, network, receipt, sent, address)))
+            items.append((tx_hash, _eth_item(network, receipt, sent, transfers)))
     except ChainUnavailable as exc:
         raise broadcast.chain_unavailable(exc) from None
     page = _page(items, body.get("paginationOptions"))
     return {"transactions": page["items"], "pageInfo": page["pageInfo"]}
 
 
-def _eth_item(
-    ctx: Context, network: catalog.Network, receipt: Any, sent: Any, address: str
-) -> Params:
+# ERC-20's Transfer(address indexed from, address indexed to, uint256 value)
+ERC20_TRANSFER = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+
+
+def _eth_transfers(
+    ctx: Context, network: catalog.Network, receipt: Any, sent: Any, calls: Any, address: str
+) -> list[Params]:
+    """The transfers of a transaction that involve ``address``: native value (of the
+    transaction, or of each call of a batch as the account) and ERC-20 ``Transfer`` logs (their
+    asset left out: the emulator knows no token list)."""
+    if receipt.status != 1:
+        return []
+    moves: list[tuple[str, str, int, Params | None]] = []  # (from, to, amount, asset)
+    if calls:
+        moves += [
+            (sent.sender, to or "", value, _asset(network)) for to, value, _ in calls if value
+        ]
+    elif receipt.value:
+        moves.append((receipt.sender, receipt.to or "", receipt.value, _asset(network)))
+    for _contract, topics, data in receipt.logs:
+        if len(topics) == 3 and topics[0].lower() == ERC20_TRANSFER and len(data) == 66:
+            source = eip55(bytes.fromhex(topics[1][-40:]))
+            target = eip55(bytes.fromhex(topics[2][-40:]))
+            moves.append((source, target, int(data, 16), None))
     transfers = []
-    if receipt.value and receipt.status == 1:
-        outgoing = receipt.sender.lower() == address
-        transfers.append(
-            {
-                "direction": "OUT" if outgoing else "IN",
-                "asset": _asset(network),
-                "amount": str(receipt.value),
-                "counterparty": (receipt.to or "") if outgoing else receipt.sender,
-                "display": {
-                    "crypto": _display_crypto(receipt.value, network.native.decimals),
-                    "usd": _usd(ctx, network, receipt.value),
-                },
+    for source, target, amount, asset in moves:
+        if address not in (source.lower(), target.lower()):
+            continue
+        outgoing = source.lower() == address
+        transfer: Params = {
+            "direction": "OUT" if outgoing else "IN",
+            "amount": str(amount),
+            "counterparty": target if outgoing else source,
+        }
+        if asset is not None:
+            transfer["asset"] = asset
+            transfer["display"] = {
+                "crypto": _display_crypto(amount, network.native.decimals),
+                "usd": _usd(ctx, network, amount),
             }
-        )
+        transfers.append(transfer)
+    return transfers
+
+
+def _eth_item(network: catalog.Network, receipt: Any, sent: Any, transfers: list[Params]) -> Params:
     item: Params = {
         "transactionHash": receipt.tx_hash,
         "block": {

@@ -209,7 +209,7 @@ def _broadcast(
     error = None
     if receipt is not None and receipt.status == 0:
         error = revert_error(_first_revert(node, sender, calls, receipt.block_number - 1))
-    return record_sent(ctx, caip2, sender, tx_hash, sponsored, INCLUDED, error, fee)
+    return record_sent(ctx, caip2, sender, tx_hash, sponsored, INCLUDED, error, fee, calls)
 
 
 def _first_revert(node: Any, sender: str, calls: list[Call], block: int) -> Revert:
