@@ -124,12 +124,15 @@ def _turnkey(request: pytest.FixtureRequest) -> Iterator[_TestEmulator]:
 
 
 def _forget_observations(emulator: Emulator) -> None:
-    """Call log, pending faults and the outbox belong to one test."""
+    """Call log, pending faults, the outbox and the embedded chains belong to one test (a test
+    that broadcasts starts the chains afresh; one that does not pays nothing)."""
     world = emulator.world
     for name in ("calls", "faults", "outbox"):
         part = getattr(world, name, None)
         if part is not None and hasattr(part, "clear"):
             part.clear()
+    if getattr(world, "chains", None) is not None:
+        world.chains = None
 
 
 @pytest.fixture

@@ -277,7 +277,8 @@ class Emulator(OperationMethods):
         self._set_facade_state(snapshot.put_back(self._world, saved))
 
     def reset(self) -> None:
-        """Back to the state of a new emulator: no organizations, ids from the start."""
+        """Back to the state of a new emulator: no organizations, ids from the start, the
+        embedded chains started afresh on their next use."""
         with self._world.lock:
             self._world.store = Store()
             self._world.ids = IdSource(self._seed)
@@ -287,6 +288,7 @@ class Emulator(OperationMethods):
             self._world.calls.clear()
             self._world.faults.clear()
             self._world.outbox.clear()
+            self._world.chains = None  # the embedded chains start afresh on their next use
 
     def organization(self, organization_id: str | None = None) -> OrganizationHandle:
         """The handle of an organization made by ``create_organization`` (the first one by
