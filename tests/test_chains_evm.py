@@ -534,3 +534,27 @@ def test_the_history_shows_batch_and_token_transfers_on_both_sides():
     )
     assert [t["transactionHash"] for t in rest["transactions"]] != [tx_hash]
     assert rest["pageInfo"]["hasPreviousPage"] is True
+
+
+def test_the_same_body_twice_is_one_activity_and_one_transaction():
+    emu = Emulator(seed=45)
+    emu.create_organization()
+    key = emu.create_private_keys(
+        private_keys=[
+            {
+                "privateKeyName": "hot key",
+                "curve": "CURVE_SECP256K1",
+                "addressFormats": ["ADDRESS_FORMAT_ETHEREUM"],
+                "privateKeyTags": [],
+            }
+        ]
+    )["privateKeys"][0]
+    (address,) = [a["address"] for a in key["addresses"]]
+    emu.chains.fund(BASE, address, ONE_ETH)  # a private key's address sends as well
+    call = [{"to": RECIPIENT, "value": "3"}]
+    when = emu.clock.now_ms()
+    first = emu.eth_send_transaction(from_=address, caip2=BASE, calls=call, timestamp_ms=when)
+    again = emu.eth_send_transaction(from_=address, caip2=BASE, calls=call, timestamp_ms=when)
+    assert first["activity"]["id"] == again["activity"]["id"]
+    assert first["sendTransactionStatusId"] == again["sendTransactionStatusId"]
+    assert emu.chains.evm(BASE).nonce(address) == 1
