@@ -558,3 +558,32 @@ def test_the_same_body_twice_is_one_activity_and_one_transaction():
     assert first["activity"]["id"] == again["activity"]["id"]
     assert first["sendTransactionStatusId"] == again["sendTransactionStatusId"]
     assert emu.chains.evm(BASE).nonce(address) == 1
+
+
+def test_a_send_that_needs_two_approvals_broadcasts_on_the_second():
+    emu = Emulator(seed=46)
+    emu.create_organization()
+    (jill,) = emu.create_wallet(
+        wallet_name="w", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")]
+    )["addresses"]
+    emu.chains.fund(BASE, jill, ONE_ETH)
+    (_, alice), (_, bob) = add_user(emu, "alice"), add_user(emu, "bob")
+    emu.create_policy(
+        policy_name="two to send",
+        effect="EFFECT_ALLOW",
+        condition="activity.resource == 'PRIVATE_KEY' && activity.action == 'SIGN'",
+        consensus="approvers.count() >= 2",
+        notes="",
+    )
+    node = emu.chains.evm(BASE)
+    proposal = emu.eth_send_transaction(
+        from_=jill, caip2=BASE, calls=[{"to": RECIPIENT, "value": "8"}], caller=alice
+    )["activity"]
+    assert proposal["status"] == "ACTIVITY_STATUS_CONSENSUS_NEEDED"
+    assert node.nonce(jill) == 0  # nothing broadcast yet
+    done = emu.approve_activity(fingerprint=proposal["fingerprint"], caller=bob)["activity"]
+    assert done["status"] == "ACTIVITY_STATUS_COMPLETED"
+    status_id = done["result"]["ethSendTransactionResultV2"]["sendTransactionStatusId"]
+    answer = status(emu, status_id)
+    assert answer["txStatus"] == "INCLUDED"
+    assert node.tester.get_transaction_by_hash(answer["eth"]["txHash"])["value"] == 8
