@@ -41,7 +41,6 @@ FAILED = "FAILED"
 MAX_CALLS = 50
 MAX_SOLANA_SIGNERS = 16
 SOLANA_FEE_PER_SIGNATURE = 5000
-TRANSFER_GAS = 21_000
 
 
 def chain_unavailable(exc: ChainUnavailable) -> InvalidArgument:
