@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import auth_bundles
+import chains
 import cryptography
 import imports
 import memory
@@ -238,6 +239,7 @@ def run(quick: bool, progress: Callable[[str], None]) -> dict[str, Any]:
     toolkit_bench = toolkit.ToolkitBench(quick)
     toolkit_bench.run(progress)
     import_results = imports.run(quick, progress)
+    chain_results = chains.run(quick, progress)
     progress("official SDK import (once)")
     sdk_import_s = import_sdk()
     progress("official SDK, in-process")
@@ -273,6 +275,7 @@ def run(quick: bool, progress: Callable[[str], None]) -> dict[str, Any]:
         + bundle_results
         + toolkit_bench.results(floor_us)
         + import_results
+        + chain_results
     )
     for result in results:
         result.verify = floor_us

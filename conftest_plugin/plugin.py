@@ -129,8 +129,9 @@ def _turnkey(request: pytest.FixtureRequest) -> Iterator[_TestEmulator]:
 
 
 def _forget_observations(emulator: Emulator) -> None:
-    """Call log, pending faults, the outbox, webhook deliveries and receivers belong to one
-    test."""
+    """Call log, pending faults, the outbox, webhook deliveries and receivers, and the embedded
+    chains belong to one test (a test that broadcasts starts the chains afresh; one that does
+    not pays nothing)."""
     world = emulator.world
     for name in ("calls", "faults", "outbox", "webhooks"):
         part = getattr(world, name, None)
@@ -139,6 +140,8 @@ def _forget_observations(emulator: Emulator) -> None:
     webhooks = getattr(world, "webhooks", None)
     if webhooks is not None and hasattr(webhooks, "unroute_all"):
         webhooks.unroute_all()
+    if getattr(world, "chains", None) is not None:
+        world.chains = None
 
 
 @pytest.fixture

@@ -46,6 +46,7 @@ from .world import DEFAULT_TIMESTAMP_WINDOW_S, Checkpoint, Settings, World
 
 if TYPE_CHECKING:  # the engine, passkeys and state files load on first use (import time)
     from .authproxy.service import AuthProxy
+    from .chains.network import Chains
     from .crypto.stamps import ApiKeyStamp
     from .crypto.webauthn import WebauthnStamp
     from .ops import Operation
@@ -191,6 +192,17 @@ class Emulator(OperationMethods):
         return Backdoor(self)
 
     @property
+    def chains(self) -> Chains:
+        """The chains the broadcasting operations send to (``chains/network.py``): embedded
+        unless ``Settings.chain_rpc_urls`` names a node, each started on first use. Its
+        ``fund(caip2, address, amount)`` is the funding seam (like Anvil's ``setBalance``),
+        ``evm(caip2)`` / ``solana(caip2)`` the chains themselves (an embedded EVM's ``tester``
+        is eth-tester's API on it). Test seams, NOT part of Turnkey's API."""
+        from .chains.network import chains_of
+
+        return chains_of(self._world)
+
+    @property
     def enclave(self) -> EnclaveKeys:
         """The emulator's enclave public keys: ``signer_public_key`` (import and export
         bundles), ``notarizer_public_key`` (session JWTs), ``tls_fetcher_public_key``
@@ -317,7 +329,8 @@ class Emulator(OperationMethods):
         self._set_facade_state(snapshot.put_back(self._world, saved))
 
     def reset(self) -> None:
-        """Back to the state of a new emulator: no organizations, ids from the start."""
+        """Back to the state of a new emulator: no organizations, ids from the start, the
+        embedded chains started afresh on their next use."""
         with self._world.lock:
             self._world.store = Store()
             self._world.ids = IdSource(self._seed)
@@ -328,6 +341,7 @@ class Emulator(OperationMethods):
             self._world.faults.clear()
             self._world.outbox.clear()
             self._world.webhooks.clear()
+            self._world.chains = None  # the embedded chains start afresh on their next use
 
     def organization(self, organization_id: str | None = None) -> OrganizationHandle:
         """The handle of an organization made by ``create_organization`` (the first one by

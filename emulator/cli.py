@@ -97,6 +97,21 @@ def _parser() -> argparse.ArgumentParser:
         help='the same, with these settings (wire names, e.g. \'{"enabledProviders":'
         ' ["passkey", "email"], "sessionExpirationSeconds": 3600}\')',
     )
+    chains = serve.add_argument_group("chains (the broadcasting operations)")
+    chains.add_argument(
+        "--chain-rpc",
+        action="append",
+        metavar="CAIP2=URL",
+        help="send to this JSON-RPC node for this CAIP-2 chain, e.g. eip155:8453=http://127.0.0.1:8545"
+        " (repeatable; chains not named are embedded in the process)",
+    )
+    chains.add_argument(
+        "--chain-block-time",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="seconds a send reads BROADCASTING on an embedded chain before its outcome (default 0)",
+    )
     wire = WireOptions()
     limits = serve.add_argument_group("HTTP limits and access")
     limits.add_argument(
@@ -170,9 +185,30 @@ def wire_options(args: argparse.Namespace) -> WireOptions:
     )
 
 
+def chain_rpc_urls(values: list[str] | None) -> dict[str, str]:
+    """``--chain-rpc CAIP2=URL`` values as a mapping; a malformed one is a usage error."""
+    from .chains import catalog
+
+    urls = {}
+    for value in values or ():
+        caip2, sep, url = value.rpartition("=")
+        if not sep or not caip2 or not url.startswith(("http://", "https://")):
+            raise ValueError(f"--chain-rpc wants CAIP2=URL (an http(s) URL), not {value!r}")
+        if catalog.canonical(caip2) not in catalog.NETWORKS:
+            raise ValueError(f"--chain-rpc: {caip2} is not a network Turnkey broadcasts to")
+        urls[catalog.canonical(caip2)] = url
+    return urls
+
+
+def _configure_chains(emulator: Emulator, args: argparse.Namespace) -> None:
+    emulator.settings.chain_rpc_urls.update(chain_rpc_urls(getattr(args, "chain_rpc", None)))
+    emulator.settings.chain_block_time_s = getattr(args, "chain_block_time", 0.0) or 0.0
+
+
 def _start(args: argparse.Namespace) -> tuple[Emulator, OrganizationHandle, Journal | None]:
     """The emulator and its organization: read from the state file, or made anew; with
     ``--state``, the journal that writes every commit to the file, attached."""
+    chain_rpc_urls(getattr(args, "chain_rpc", None))  # refuse a bad option before anything
     window = args.timestamp_window or None
     if args.state and os.path.lexists(args.state):
         state = StateFile.open(args.state, sync=args.sync)
@@ -181,11 +217,13 @@ def _start(args: argparse.Namespace) -> tuple[Emulator, OrganizationHandle, Jour
                 state.read(), exact_order=False, timestamp_window_s=window
             )
             org = emulator.organization()
+            _configure_chains(emulator, args)
         except BaseException:
             state.close()
             raise
         return emulator, org, _journal(emulator, state, args)
     emulator = Emulator(seed=args.seed, timestamp_window_s=window)
+    _configure_chains(emulator, args)
     org = emulator.create_organization(
         args.organization_name,
         api_public_key=args.api_public_key,

@@ -16,6 +16,7 @@ keywords too. The fields of results are read from the official SDK's models
 
 from __future__ import annotations
 
+import keyword
 import re
 import sys
 import types
@@ -34,8 +35,10 @@ HEADER = (
 
 
 def snake(name: str) -> str:
-    """``walletName`` to ``wallet_name`` (``codec.camel`` turns it back)."""
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+    """``walletName`` to ``wallet_name`` (``codec.camel`` turns it back); a Python keyword
+    gets a trailing underscore (``from`` is ``from_``, which ``camel`` turns back too)."""
+    snaked = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+    return snaked + "_" if keyword.iskeyword(snaked) else snaked
 
 
 def pascal(name: str) -> str:

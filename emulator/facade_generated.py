@@ -454,6 +454,31 @@ class EmailAuthResult(TypedDict):
     apiKeyId: str
 
 
+Caip2 = Literal["eip155:1", "eip155:11155111", "eip155:8453", "eip155:84532", "eip155:137", "eip155:80002", "eip155:56", "eip155:97", "eip155:10", "eip155:11155420", "eip155:143", "eip155:10143", "eip155:42161", "eip155:421614", "eip155:4217", "eip155:42431"]
+
+
+class EthSendRawTransactionResult(TypedDict):
+    activity: dict[str, Any]
+    transactionHash: str
+
+
+class _CallParamsRequired(TypedDict):
+    to: str
+
+
+class CallParams(_CallParamsRequired, total=False):
+    value: str
+    data: str
+
+
+class EthSendTransactionResult(TypedDict):
+    activity: dict[str, Any]
+    sendTransactionStatusId: str
+
+
+Caip22 = Literal["eip155:1", "eip155:11155111", "eip155:8453", "eip155:84532", "eip155:137", "eip155:80002", "eip155:56", "eip155:97", "eip155:10", "eip155:11155420", "eip155:143", "eip155:10143", "eip155:42161", "eip155:421614"]
+
+
 class ExportPrivateKeyResult(TypedDict):
     activity: dict[str, Any]
     privateKeyId: str
@@ -526,6 +551,13 @@ class GetBootProofResult(TypedDict):
     bootProof: dict[str, Any]
 
 
+class GetGasUsageResult(TypedDict):
+    activity: dict[str, Any]
+    windowDurationMinutes: int
+    windowLimitUsd: str
+    usageUsd: str
+
+
 class GetIpAllowlistResult(TypedDict):
     activity: dict[str, Any]
     allowlist: dict[str, Any]
@@ -544,6 +576,15 @@ class GetMfaPolicyResult(TypedDict):
 class GetMfaStatusResult(TypedDict):
     activity: dict[str, Any]
     mfaStatuses: list[dict[str, Any]]
+
+
+class _GetNoncesResultRequired(TypedDict):
+    activity: dict[str, Any]
+
+
+class GetNoncesResult(_GetNoncesResultRequired, total=False):
+    nonce: str
+    gasStationNonce: str
 
 
 class GetOauth2CredentialResult(TypedDict):
@@ -581,6 +622,18 @@ class GetPrivateKeyResult(TypedDict):
     privateKey: dict[str, Any]
 
 
+class _GetSendTransactionStatusResultRequired(TypedDict):
+    activity: dict[str, Any]
+    txStatus: str
+
+
+class GetSendTransactionStatusResult(_GetSendTransactionStatusResultRequired, total=False):
+    eth: dict[str, Any]
+    solana: dict[str, Any]
+    txError: str
+    error: dict[str, Any]
+
+
 class GetSessionProfileResult(TypedDict):
     activity: dict[str, Any]
     sessionProfile: dict[str, Any]
@@ -614,6 +667,17 @@ class GetWalletResult(TypedDict):
 class GetWalletAccountResult(TypedDict):
     activity: dict[str, Any]
     account: dict[str, Any]
+
+
+Caip23 = Literal["eip155:1", "eip155:11155111", "eip155:8453", "eip155:84532", "eip155:137", "eip155:80002", "eip155:56", "eip155:97", "eip155:10", "eip155:11155420", "eip155:143", "eip155:10143", "eip155:42161", "eip155:421614", "eip155:4217", "eip155:42431", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", "solana:mainnet", "solana:devnet"]
+
+
+class _GetWalletAddressBalancesResultRequired(TypedDict):
+    activity: dict[str, Any]
+
+
+class GetWalletAddressBalancesResult(_GetWalletAddressBalancesResultRequired, total=False):
+    balances: list[dict[str, Any]]
 
 
 class ImportPrivateKeyResult(TypedDict):
@@ -697,6 +761,18 @@ class ListEmailEventsResult(TypedDict):
     emailEvents: list[dict[str, Any]]
 
 
+Caip24 = Literal["eip155:1", "eip155:11155111", "eip155:8453", "eip155:84532", "eip155:137", "eip155:80002", "eip155:42161", "eip155:4217", "eip155:42431", "eip155:421614", "eip155:56", "eip155:97"]
+
+
+class _ListEthTransactionHistoryResultRequired(TypedDict):
+    activity: dict[str, Any]
+    transactions: list[dict[str, Any]]
+
+
+class ListEthTransactionHistoryResult(_ListEthTransactionHistoryResultRequired, total=False):
+    pageInfo: dict[str, Any]
+
+
 class ListOauth2CredentialsResult(TypedDict):
     activity: dict[str, Any]
     oauth2Credentials: list[dict[str, Any]]
@@ -727,9 +803,20 @@ class ListSmartContractInterfacesResult(TypedDict):
     smartContractInterfaces: list[dict[str, Any]]
 
 
+Caip25 = Literal["solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", "solana:mainnet", "solana:devnet"]
+
+
 class ListSuborgsResult(TypedDict):
     activity: dict[str, Any]
     organizationIds: list[str]
+
+
+class _ListSupportedAssetsResultRequired(TypedDict):
+    activity: dict[str, Any]
+
+
+class ListSupportedAssetsResult(_ListSupportedAssetsResultRequired, total=False):
+    assets: list[dict[str, Any]]
 
 
 class ListUserTagsResult(TypedDict):
@@ -838,6 +925,9 @@ Type2 = Literal["TRANSACTION_TYPE_ETHEREUM", "TRANSACTION_TYPE_SOLANA", "TRANSAC
 class SignTransactionResult(TypedDict):
     activity: dict[str, Any]
     signedTransaction: str
+
+
+Caip26 = Literal["solana:mainnet", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d", "solana:devnet", "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG"]
 
 
 class UpdateOrganizationNameResult(TypedDict):
@@ -1690,6 +1780,75 @@ class OperationMethods:
             self._run_operation("email_auth", {"email": email, "targetPublicKey": target_public_key, "emailCustomization": email_customization, "apiKeyName": api_key_name, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing, "sendFromEmailAddress": send_from_email_address, "sendFromEmailSenderName": send_from_email_sender_name, "replyToEmailAddress": reply_to_email_address}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
+    @operation("eth_send_raw_transaction")
+    def eth_send_raw_transaction(
+        self,
+        *,
+        signed_transaction: str,
+        caip2: Caip2,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_ETH_SEND_RAW_TRANSACTION"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> EthSendRawTransactionResult:
+        """Submit a raw transaction for broadcasting. (``/public/v1/submit/eth_send_raw_transaction``)."""
+        return cast(
+            "EthSendRawTransactionResult",
+            self._run_operation("eth_send_raw_transaction", {"signedTransaction": signed_transaction, "caip2": caip2}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("eth_send_transaction")
+    def eth_send_transaction(
+        self,
+        *,
+        from_: str,
+        caip2: Caip2,
+        sponsor: bool | None = None,
+        nonce: str | None = None,
+        gas_limit: str | None = None,
+        max_fee_per_gas: str | None = None,
+        max_priority_fee_per_gas: str | None = None,
+        deadline: str | None = None,
+        gas_station_nonce: str | None = None,
+        calls: list[CallParams] | None = None,
+        to: str | None = None,
+        value: str | None = None,
+        data: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_ETH_SEND_TRANSACTION", "ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> EthSendTransactionResult:
+        """Broadcast EVM transaction (``/public/v1/submit/eth_send_transaction``)."""
+        return cast(
+            "EthSendTransactionResult",
+            self._run_operation("eth_send_transaction", {"from": from_, "caip2": caip2, "sponsor": sponsor, "nonce": nonce, "gasLimit": gas_limit, "maxFeePerGas": max_fee_per_gas, "maxPriorityFeePerGas": max_priority_fee_per_gas, "deadline": deadline, "gasStationNonce": gas_station_nonce, "calls": calls, "to": to, "value": value, "data": data}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("eth_undelegate_7702")
+    def eth_undelegate_7702(
+        self,
+        *,
+        from_: str,
+        caip2: Caip22,
+        nonce: str | None = None,
+        gas_limit: str | None = None,
+        max_fee_per_gas: str | None = None,
+        max_priority_fee_per_gas: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_ETH_UNDELEGATE_7702"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> EthSendTransactionResult:
+        """Undelegate an EVM account (``/public/v1/submit/eth_undelegate_7702``)."""
+        return cast(
+            "EthSendTransactionResult",
+            self._run_operation("eth_undelegate_7702", {"from": from_, "caip2": caip2, "nonce": nonce, "gasLimit": gas_limit, "maxFeePerGas": max_fee_per_gas, "maxPriorityFeePerGas": max_priority_fee_per_gas}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
     @operation("export_private_key")
     def export_private_key(
         self,
@@ -1859,6 +2018,19 @@ class OperationMethods:
             self._run_operation("get_boot_proof", {"ephemeralKey": ephemeral_key}, organization_id, caller),
         )
 
+    @operation("get_gas_usage")
+    def get_gas_usage(
+        self,
+        *,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetGasUsageResult:
+        """Get gas usage (``/public/v1/query/get_gas_usage``)."""
+        return cast(
+            "GetGasUsageResult",
+            self._run_operation("get_gas_usage", {}, organization_id, caller),
+        )
+
     @operation("get_ip_allowlist")
     def get_ip_allowlist(
         self,
@@ -1929,6 +2101,23 @@ class OperationMethods:
         return cast(
             "GetMfaStatusResult",
             self._run_operation("get_mfa_status", {"activityId": activity_id, "userId": user_id}, organization_id, caller),
+        )
+
+    @operation("get_nonces")
+    def get_nonces(
+        self,
+        *,
+        address: str,
+        caip2: Caip2,
+        nonce: bool | None = None,
+        gas_station_nonce: bool | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetNoncesResult:
+        """Get nonces (``/public/v1/query/get_nonces``)."""
+        return cast(
+            "GetNoncesResult",
+            self._run_operation("get_nonces", {"address": address, "caip2": caip2, "nonce": nonce, "gasStationNonce": gas_station_nonce}, organization_id, caller),
         )
 
     @operation("get_oauth2_credential")
@@ -2025,6 +2214,20 @@ class OperationMethods:
         return cast(
             "GetPrivateKeyResult",
             self._run_operation("get_private_key", {"privateKeyId": private_key_id}, organization_id, caller),
+        )
+
+    @operation("get_send_transaction_status")
+    def get_send_transaction_status(
+        self,
+        *,
+        send_transaction_status_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetSendTransactionStatusResult:
+        """Get send transaction status (``/public/v1/query/get_send_transaction_status``)."""
+        return cast(
+            "GetSendTransactionStatusResult",
+            self._run_operation("get_send_transaction_status", {"sendTransactionStatusId": send_transaction_status_id}, organization_id, caller),
         )
 
     @operation("get_session_profile")
@@ -2124,6 +2327,21 @@ class OperationMethods:
         return cast(
             "GetWalletAccountResult",
             self._run_operation("get_wallet_account", {"walletId": wallet_id, "address": address, "path": path}, organization_id, caller),
+        )
+
+    @operation("get_wallet_address_balances")
+    def get_wallet_address_balances(
+        self,
+        *,
+        address: str,
+        caip2: Caip23,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetWalletAddressBalancesResult:
+        """Get balances (``/public/v1/query/get_wallet_address_balances``)."""
+        return cast(
+            "GetWalletAddressBalancesResult",
+            self._run_operation("get_wallet_address_balances", {"address": address, "caip2": caip2}, organization_id, caller),
         )
 
     @operation("import_private_key")
@@ -2391,6 +2609,22 @@ class OperationMethods:
             self._run_operation("list_email_events", {"email": email, "eventType": event_type, "paginationOptions": pagination_options}, organization_id, caller),
         )
 
+    @operation("list_eth_transaction_history")
+    def list_eth_transaction_history(
+        self,
+        *,
+        address: str,
+        caip2: Caip24,
+        pagination_options: ListActivitiesPaginationOptionsParams | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListEthTransactionHistoryResult:
+        """List Eth transaction history (``/public/v1/query/list_eth_transaction_history``)."""
+        return cast(
+            "ListEthTransactionHistoryResult",
+            self._run_operation("list_eth_transaction_history", {"address": address, "caip2": caip2, "paginationOptions": pagination_options}, organization_id, caller),
+        )
+
     @operation("list_oauth2_credentials")
     def list_oauth2_credentials(
         self,
@@ -2509,6 +2743,22 @@ class OperationMethods:
             self._run_operation("list_smart_contract_interfaces", {}, organization_id, caller),
         )
 
+    @operation("list_sol_transaction_history")
+    def list_sol_transaction_history(
+        self,
+        *,
+        address: str,
+        caip2: Caip25,
+        pagination_options: ListActivitiesPaginationOptionsParams | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListEthTransactionHistoryResult:
+        """List Sol transaction history (``/public/v1/query/list_sol_transaction_history``)."""
+        return cast(
+            "ListEthTransactionHistoryResult",
+            self._run_operation("list_sol_transaction_history", {"address": address, "caip2": caip2, "paginationOptions": pagination_options}, organization_id, caller),
+        )
+
     @operation("list_suborgs")
     def list_suborgs(
         self,
@@ -2539,6 +2789,20 @@ class OperationMethods:
         return cast(
             "ListSuborgsResult",
             self._run_operation("list_suborgs", {"filterType": filter_type, "filterValue": filter_value, "paginationOptions": pagination_options}, organization_id, caller),
+        )
+
+    @operation("list_supported_assets")
+    def list_supported_assets(
+        self,
+        *,
+        caip2: Caip23,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListSupportedAssetsResult:
+        """List supported assets (``/public/v1/query/list_supported_assets``)."""
+        return cast(
+            "ListSupportedAssetsResult",
+            self._run_operation("list_supported_assets", {"caip2": caip2}, organization_id, caller),
         )
 
     @operation("list_user_tags")
@@ -2974,6 +3238,28 @@ class OperationMethods:
         return cast(
             "SignTransactionResult",
             self._run_operation("sign_transaction", {"unsignedTransaction": unsigned_transaction, "type": type, "signWith": sign_with, "externalSignerPubkey": external_signer_pubkey, "privateKeyId": private_key_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("sol_send_transaction")
+    def sol_send_transaction(
+        self,
+        *,
+        unsigned_transaction: str,
+        caip2: Caip26,
+        sign_withs: list[str] | None = None,
+        sponsor: bool | None = None,
+        recent_blockhash: str | None = None,
+        sign_with: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_SOL_SEND_TRANSACTION", "ACTIVITY_TYPE_SOL_SEND_TRANSACTION_V2"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> EthSendTransactionResult:
+        """Broadcast SVM transaction (``/public/v1/submit/sol_send_transaction``)."""
+        return cast(
+            "EthSendTransactionResult",
+            self._run_operation("sol_send_transaction", {"unsignedTransaction": unsigned_transaction, "caip2": caip2, "signWiths": sign_withs, "sponsor": sponsor, "recentBlockhash": recent_blockhash, "signWith": sign_with}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("stamp_login")

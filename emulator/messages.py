@@ -664,3 +664,53 @@ def boot_proof_not_found(ephemeral_key: str) -> str:
 
 def enclave_app_not_found(app_name: str, known: tuple[str, ...]) -> str:
     return f"no boot proof found for enclave app {app_name!r} (known: {', '.join(known)})"
+
+
+# --- broadcasting (texts ours, except the nodes' own refusals, which are passed on) ----------
+
+GAS_SPONSORSHIP_DISABLED = "gas sponsorship is not enabled for this organization"
+GAS_STATION_DEADLINE_PASSED = "deadline has passed: the sponsored execution is no longer valid"
+
+
+def invalid_uint_field(name: str, value: str) -> str:
+    return f"invalid {name}: {value!r} is not an unsigned integer"
+
+
+def invalid_hex_field(name: str) -> str:
+    return f"invalid {name}: expected hex-encoded bytes"
+
+
+def gas_sponsorship_limit(limit_usd: str) -> str:
+    return f"gas sponsorship limit of ${limit_usd} reached for the current window"
+
+
+def send_transaction_status_not_found(status_id: str) -> str:
+    return f"send transaction status not found: {status_id}"
+
+
+def calls_count(limit: int) -> str:
+    return f"calls must contain between 1 and {limit} entries"
+
+
+def sign_withs_count(limit: int) -> str:
+    return f"signWiths must contain between 1 and {limit} signers"
+
+
+def gas_station_nonce(expected: int, given: int) -> str:
+    return f"invalid gas station nonce: expected {expected}, got {given}"
+
+
+def broadcast_failed(reason: str) -> str:
+    return f"failed to broadcast transaction: {reason}"
+
+
+def unsupported_address_for_balances(address: str) -> str:
+    return f"address {address} is not a wallet account of this organization"
+
+
+def invalid_limit(limit: int) -> str:
+    return f"invalid pagination limit: must be between 1 and {limit}"
+
+
+def invalid_evm_address(name: str, value: str) -> str:
+    return f"invalid {name}: {value!r} is not an EVM address (0x and 40 hex digits)"

@@ -479,6 +479,27 @@ class VelocityBucket:
     next: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class SentTransaction:
+    """A transaction Turnkey broadcast (``get_send_transaction_status``): what was sent, where,
+    and how the chain answered. ``outcome`` is the final status (INCLUDED or FAILED); the status
+    reads BROADCASTING until the emulator's clock reaches ``included_at_ms``."""
+
+    send_transaction_status_id: str
+    caip2: str
+    sender: str
+    tx_hash: str | None  # EVM hash or Solana signature; None when the chain refused it
+    sponsored: bool
+    submitted_at_ms: int
+    included_at_ms: int
+    outcome: str
+    error: Any  # the v1TxError object of the status, or None
+    fee: int  # in the native asset's atomic units (paid by the gas station when sponsored)
+    fee_usd: str
+    activity_fingerprint: str | None
+    created_at: int
+
+
 class NameIndex(dict):
     """A derived index, name -> record id, kept beside a collection so that a create checks
     uniqueness in constant time. Not saved: loading rebuilds it from the records."""
@@ -517,6 +538,7 @@ class Organization:
     velocity_buckets: dict[str, VelocityBucket] = field(default_factory=dict)
     velocity_points: dict[str, VelocityPoint] = field(default_factory=dict)
     webhook_endpoints: dict[str, WebhookEndpoint] = field(default_factory=dict)
+    sent_transactions: dict[str, SentTransaction] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)

@@ -64,6 +64,28 @@ class Settings:
     # Deliver in the thread that caused the event, once its request has let go of the world,
     # instead of in the background: deterministic tests.
     webhook_synchronous: bool = False
+    # Chains (``emulator/chains``): CAIP-2 id -> a node's JSON-RPC URL; the others are embedded.
+    chain_rpc_urls: dict[str, str] = field(default_factory=dict)
+    # Seconds on the emulator's clock between a broadcast and its INCLUDED (or FAILED) status
+    # on an embedded chain (its block time); 0 reports the outcome at once.
+    chain_block_time_s: float = 0.0
+    # The gas station (features/transaction-management/broadcasting/gas-sponsorship): USD
+    # limits over a rolling window (Pay-as-you-go: $10 a month), and the prices used to value
+    # sponsored fees in USD, per native asset symbol.
+    gas_sponsorship_enabled: bool = True
+    gas_window_minutes: int = 43200
+    gas_org_window_limit_usd: str = "10"
+    gas_sub_org_window_limit_usd: str = "10"
+    native_usd_prices: dict[str, str] = field(
+        default_factory=lambda: {
+            "ETH": "3000",
+            "POL": "0.25",
+            "BNB": "600",
+            "MON": "1",
+            "USD": "1",
+            "SOL": "150",
+        }
+    )
     # The conventions behind *_P2SH, *_P2WSH and TON addresses (not public; see AddressOptions).
     address_options: AddressOptions = field(default_factory=AddressOptions)
     # The OIDC tokens ``oauth2_authenticate`` issues: their ``iss`` (Turnkey's URL; the
@@ -111,6 +133,9 @@ class World:
     oauth2_codes: Unsaved = field(default_factory=Unsaved)
     # Undo steps of every committed change since the first checkpoint (None: not kept).
     journal: list | None = None
+    # The chains the emulator broadcasts to (``chains/network.py``), started on first use.
+    # The outside world: checkpoints, snapshots and resets of the state leave them alone.
+    chains: Any = None
     # Observations and test controls, not state: checkpoints and snapshots leave them alone.
     calls: CallLog = field(default_factory=CallLog)
     faults: Faults = field(default_factory=Faults)

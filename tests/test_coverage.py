@@ -29,7 +29,7 @@ def test_every_operation_served_is_one_of_the_official_client():
 def test_what_is_served_beyond_the_client_is_in_the_python_sdk_and_not_counted():
     report = coverage()
     beyond = [op for op in REGISTRY.values() if op.path in report.beyond]
-    assert {op.name for op in beyond} >= {"create_oauth2_credential", "oauth2_authenticate"}
+    # (none today: the OAuth 2.0 operations, once counted here, are in the client's paths)
     assert all(op.in_python_sdk for op in beyond)  # their SDK calls: tests/test_registry.py
     assert not set(report.beyond) & set(report.official)
 

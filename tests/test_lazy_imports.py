@@ -18,6 +18,10 @@ HEAVY = (
     "emulator.state.document",
     "emulator.http",
     "turnkey_http",
+    "emulator.chains",
+    "eth_tester",
+    "eth",
+    "solders",
 )
 
 
@@ -48,3 +52,12 @@ def test_the_first_operation_loads_the_engine_but_no_passkey_or_state_file_code(
     )
     assert {"emulator.dispatch", "emulator.ops"} <= loaded
     assert _heavy(loaded) & {"webauthn", "OpenSSL", "emulator.state.seedfile"} == set()
+
+
+def test_the_chains_start_on_the_first_broadcast_only():
+    loaded = _loaded_after(
+        "from emulator import Emulator\n"
+        "emu = Emulator(seed=1)\nemu.create_organization()\nemu.get_whoami()\n"
+        "emu.list_supported_assets(caip2='eip155:1')"
+    )
+    assert _heavy(loaded) & {"eth_tester", "eth", "solders"} == set()

@@ -165,3 +165,36 @@ def test_client_skips_without_the_sdk(pytester: pytest.Pytester):
     result = pytester.runpytest("-rs")
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["*turnkey_client needs the official SDK*"])
+
+
+def test_each_test_that_broadcasts_gets_fresh_chains(pytester: pytest.Pytester):
+    pytest.importorskip("eth_tester")
+    pytester.makepyfile(
+        """
+        from emulator.accounts import account_spec
+
+        SEEN = {}
+
+        def _address(emu):
+            made = emu.create_wallet(
+                wallet_name="w", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")]
+            )
+            return made["addresses"][0]
+
+        def test_first(turnkey_emulator, turnkey_org):
+            address = _address(turnkey_emulator)
+            turnkey_emulator.chains.fund("eip155:1", address, 10**18)
+            turnkey_emulator.eth_send_transaction(
+                from_=address, caip2="eip155:1", calls=[{"to": "0x" + "11" * 20, "value": "1"}]
+            )
+            SEEN["address"] = address
+
+        def test_second(turnkey_emulator, turnkey_org):
+            assert turnkey_emulator.chains.started() == []
+            address = SEEN["address"]  # test_first's account: nothing of it on the new chain
+            assert turnkey_emulator.chains.balance("eip155:1", address) == 0
+            assert turnkey_emulator.chains.evm("eip155:1").nonce(address) == 0
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly")
+    result.assert_outcomes(passed=2)

@@ -223,7 +223,14 @@ REGISTRY_TYPES_MISSING_FROM_DOCS: frozenset[str] = frozenset(
 )
 # In the "Activity kinds" table, but with no row in the resource and action table.
 REGISTRY_TYPES_WITH_A_KIND_ONLY: frozenset[str] = frozenset(
-    {"ACTIVITY_TYPE_CREATE_SESSION_PROFILE", "ACTIVITY_TYPE_UPDATE_MFA_POLICY"}
+    {
+        "ACTIVITY_TYPE_CREATE_SESSION_PROFILE",
+        "ACTIVITY_TYPE_UPDATE_MFA_POLICY",
+        # the language page's table has rows for ETH_SEND_TRANSACTION and SOL_SEND_TRANSACTION
+        # (PRIVATE_KEY / SIGN), none for these two broadcasting activities
+        "ACTIVITY_TYPE_ETH_SEND_RAW_TRANSACTION",
+        "ACTIVITY_TYPE_ETH_UNDELEGATE_7702",
+    }
 )
 
 

@@ -115,6 +115,12 @@ def _user(user: User) -> Json:
 
 def _add_targets(env: Json, org: Organization, params: Mapping[str, Any]) -> None:
     sign_with = params.get("signWith")
+    if sign_with is None:  # a send names its signer ``from`` (EVM) or ``signWiths`` (Solana)
+        sign_withs = params.get("signWiths")
+        if isinstance(sign_withs, list):
+            sign_with = sign_withs[0] if sign_withs else None
+        else:
+            sign_with = params.get("from")
     if isinstance(sign_with, str):
         holders = org.signers.get(sign_with)
         if holders:
@@ -168,6 +174,8 @@ def _private_key(key: PrivateKey) -> Json:
 
 
 def _add_payloads(env: Json, org: Organization, params: Mapping[str, Any]) -> None:
+    if _add_sent_transaction(env, org, params):
+        return
     unsigned = params.get("unsignedTransaction")
     if isinstance(unsigned, str):
         sender = params.get("signWith") if isinstance(params.get("signWith"), str) else None
@@ -183,6 +191,71 @@ def _add_payloads(env: Json, org: Organization, params: Mapping[str, Any]) -> No
         env["eth"] = {"eip_712": Lazy(lambda: _viewed(eip712_view, _typed_data(payload)))}
     elif isinstance(payload, str) and encoding == EIP7702_AUTHORIZATION:
         env["eth"] = {"eip_7702_authorization": Lazy(lambda: _viewed(eip7702_view, _json(payload)))}
+
+
+def _add_sent_transaction(env: Json, org: Organization, params: Mapping[str, Any]) -> bool:
+    """``eth.tx`` / ``solana.tx`` of a send (``eth_send_transaction``, ``eth_send_raw_transaction``,
+    ``sol_send_transaction``): the transaction as it will be signed. A V2 EVM send's view is
+    the EIP-1559 transaction of its one call, with the intent's nonce and fees (0 where the
+    intent leaves them to Turnkey); a batch of several calls has no ``eth.tx`` (a policy that
+    reads it cannot allow the batch)."""
+    caip2 = params.get("caip2")
+    if not isinstance(caip2, str):
+        return False
+    if isinstance(params.get("signWiths"), list) and isinstance(
+        params.get("unsignedTransaction"), str
+    ):
+        unsigned = params["unsignedTransaction"].removeprefix("0x")
+        env["solana"] = {"tx": Lazy(lambda: _parsed(solana_view, unsigned))}
+        return True
+    signed = params.get("signedTransaction")
+    if isinstance(signed, str):
+        calls = contract_calls(org)
+        env["eth"] = {"tx": Lazy(lambda: _parsed(ethereum_view, _unsigned_of(signed), None, calls))}
+        return True
+    sender, calls_list = params.get("from"), params.get("calls")
+    if not isinstance(sender, str) or not isinstance(calls_list, list):
+        return False
+    if len(calls_list) == 1 and isinstance(calls_list[0], Mapping):
+        unsigned = _send_intent_transaction(caip2, params, calls_list[0])
+        if unsigned is not None:
+            calls = contract_calls(org)
+            env["eth"] = {"tx": Lazy(lambda: _parsed(ethereum_view, unsigned, sender, calls))}
+    return True
+
+
+def _number(value: Any) -> int:
+    text = str(value or "0")
+    return int(text, 16) if text.lower().startswith("0x") else int(text)
+
+
+def _send_intent_transaction(caip2: str, params: Mapping[str, Any], call: Mapping[str, Any]):
+    from ..chains.evm_tx import unsigned_1559
+
+    try:
+        chain_id = int(caip2.split(":", 1)[1])
+        data = bytes.fromhex(str(call.get("data") or "0x").removeprefix("0x"))
+        return unsigned_1559(
+            chain_id,
+            _number(params.get("nonce")),
+            _number(params.get("maxPriorityFeePerGas")),
+            _number(params.get("maxFeePerGas")),
+            _number(params.get("gasLimit")),
+            call.get("to") or None,
+            _number(call.get("value")),
+            data,
+        )
+    except (ValueError, IndexError, OverflowError):
+        return None
+
+
+def _unsigned_of(signed: str) -> str:
+    from ..chains.evm_tx import unsigned_of_signed
+
+    try:
+        return unsigned_of_signed(signed)
+    except ValueError as error:
+        raise PolicyEvaluationError(f"InvalidTransaction: {error}") from None
 
 
 def contract_calls(org: Organization) -> Callable[[str, bytes], Json] | None:
