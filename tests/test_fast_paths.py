@@ -57,3 +57,22 @@ def test_dumps_from_many_threads_at_once():
     for t in threads:
         t.join()
     assert failures == []
+
+
+HEX_TEXT = st.text(alphabet="0123456789abcdefABCDEFxX \t\n\x0b\x0c\r٣g-", max_size=12)
+
+
+@given(st.one_of(HEX_TEXT, st.text(max_size=8)))
+def test_hexadecimal_payloads_decode_as_the_pattern_says(payload):
+    """A payload decodes iff its digits (after an optional 0x) are pairs of [0-9a-fA-F]."""
+    import re
+
+    from emulator.crypto.signing import HEXADECIMAL, SigningError, payload_bytes
+
+    digits = payload[2:] if payload[:2] in ("0x", "0X") else payload
+    if len(digits) % 2 == 0 and re.fullmatch(r"[0-9a-fA-F]*", digits):
+        assert payload_bytes(payload, HEXADECIMAL) == bytes.fromhex(digits)
+    else:
+        with pytest.raises(SigningError) as refused:
+            payload_bytes(payload, HEXADECIMAL)
+        assert str(refused.value) == "invalid payload encoding: payload is not valid hexadecimal"

@@ -46,7 +46,6 @@ EXPECTED_DIGEST = "expected a 32-bytes-long digest"
 _STRUCTURED = (EIP712, EIP7702_AUTHORIZATION)
 
 
-_HEX_DIGITS = re.compile(r"[0-9a-fA-F]*")
 _ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}")
 _UINT_TEXT = re.compile(r"[0-9]+|0[xX][0-9a-fA-F]+")
 
@@ -80,9 +79,14 @@ def payload_bytes(payload: str, encoding: str) -> bytes:
         raise SigningError(f"{INVALID_ENCODING}: payload must be a string")
     if encoding == HEXADECIMAL:
         digits = payload[2:] if payload[:2] in ("0x", "0X") else payload
-        if len(digits) % 2 or _HEX_DIGITS.fullmatch(digits) is None:
+        try:
+            data = bytes.fromhex(digits)
+        except ValueError:
+            data = None
+        # ``fromhex`` also skips whitespace between pairs: then the bytes are too few.
+        if data is None or 2 * len(data) != len(digits):
             raise SigningError(f"{INVALID_ENCODING}: payload is not valid hexadecimal")
-        return bytes.fromhex(digits)
+        return data
     if encoding == TEXT_UTF8:
         try:
             return payload.encode("utf-8")
