@@ -33,8 +33,23 @@ QUERY_ACTIVITY_TYPE = "ACTIVITY_TYPE_UNKNOWN_V1"
 COMPLETED = "ACTIVITY_STATUS_COMPLETED"
 
 
+# A timestamp's two strings by nanoseconds: records are rendered again and again with the
+# same times (a caller's user and key in every vote), and an activity's times are equal.
+# The strings are a function of the number alone, so the cache is never stale; each call
+# builds a new dict. Bounded: emptied when full.
+_TIMESTAMP_TEXT: dict[int, tuple[str, str]] = {}
+_TIMESTAMP_TEXT_MAX = 4096
+
+
 def timestamp(ns: int) -> Json:
-    return {"seconds": str(ns // NANOS_PER_SECOND), "nanos": str(ns % NANOS_PER_SECOND)}
+    text = _TIMESTAMP_TEXT.get(ns) if type(ns) is int else None  # 5.0 == 5, not its text
+    if text is None:
+        if type(ns) is not int:
+            return {"seconds": str(ns // NANOS_PER_SECOND), "nanos": str(ns % NANOS_PER_SECOND)}
+        if len(_TIMESTAMP_TEXT) >= _TIMESTAMP_TEXT_MAX:
+            _TIMESTAMP_TEXT.clear()
+        text = _TIMESTAMP_TEXT[ns] = (str(ns // NANOS_PER_SECOND), str(ns % NANOS_PER_SECOND))
+    return {"seconds": text[0], "nanos": text[1]}
 
 
 def api_key(key: ApiKey) -> Json:
@@ -267,9 +282,7 @@ def activity(a: Activity, org: Organization, viewer_id: str | None) -> Json:
     ``timestampMs``, and a version whose seed intent name differs from the
     real one carries both intents. The SDKs ignore keys they do not know.
     """
-    intent = dict(a.intent)
-    if a.seed_intent:
-        intent.update(a.seed_intent)
+    intent = {**a.intent, **a.seed_intent} if a.seed_intent else dict(a.intent)
     result = dict(a.result)
     if a.status == COMPLETED and a.result:
         result["activity"] = {
@@ -277,7 +290,11 @@ def activity(a: Activity, org: Organization, viewer_id: str | None) -> Json:
             "intent": dict(a.seed_intent or a.intent),
             "result": dict(a.result),
         }
-    voted = any(v.user_id == viewer_id for v in a.votes)
+    voted = False
+    for v in a.votes:
+        if v.user_id == viewer_id:
+            voted = True
+            break
     is_member = viewer_id is not None and viewer_id in org.users
     # One vote a user, on an activity that awaits votes: whoever may approve may reject,
     # and nobody else (the proposer has voted already).

@@ -76,3 +76,24 @@ def test_hexadecimal_payloads_decode_as_the_pattern_says(payload):
         with pytest.raises(SigningError) as refused:
             payload_bytes(payload, HEXADECIMAL)
         assert str(refused.value) == "invalid payload encoding: payload is not valid hexadecimal"
+
+
+@given(st.integers(min_value=0, max_value=2**64) | st.floats(min_value=0, max_value=2e18))
+def test_timestamps_render_as_their_number_says_whatever_was_rendered_before(ns):
+    from emulator import render
+    from emulator.clock import NANOS_PER_SECOND
+
+    for _ in range(2):  # the second time from the cache
+        got = render.timestamp(ns)
+        assert got == {"seconds": str(ns // NANOS_PER_SECOND), "nanos": str(ns % NANOS_PER_SECOND)}
+    got["seconds"] = "changed"  # a caller's dict is its own
+    assert render.timestamp(ns)["seconds"] == str(ns // NANOS_PER_SECOND)
+
+
+def test_the_timestamp_cache_stays_bounded():
+    from emulator import render
+
+    for ns in range(3 * render._TIMESTAMP_TEXT_MAX):
+        render.timestamp(ns)
+    assert len(render._TIMESTAMP_TEXT) <= render._TIMESTAMP_TEXT_MAX
+    assert render.timestamp(5) == {"seconds": "0", "nanos": "5"}
