@@ -127,3 +127,33 @@ def test_seeded_ids_are_those_of_before():
 
 # IdSource(seed=7).uuid4() twice, by the code before the shortcut.
 EXPECTED_SEED_7 = ["9ae800fb-60a6-4fa2-be26-8b1a326cf965", "5b7b425e-0075-4240-9131-f1287e3a7a0a"]
+
+
+def test_the_call_log_reads_the_same_calls_whenever_and_however_it_is_read():
+    """Calls are kept as rows until read: every way of reading gives the same Call
+    objects, the bodies age out as before, and the oldest calls drop off."""
+    from emulator import Emulator
+    from emulator.testing.calls import Call, CallLog
+
+    emu = Emulator(seed=3)
+    emu.create_organization("Acme")
+    emu.world.calls = CallLog(max_entries=6, max_bodies=2)
+    for i in range(4):
+        emu.create_users(users=[{"userName": f"u{i}", "apiKeys": [], "authenticators": []}])
+    middle = emu.calls[1]  # one read in the middle, then more unread rows after it
+    emu.get_whoami()
+    emu.get_whoami()
+    calls = emu.calls.all()
+    assert [type(c) for c in calls] == [Call] * 6
+    assert calls[1] is middle and emu.calls[1] is middle and list(emu.calls)[1] is middle
+    assert [c.seq for c in calls] == [1, 2, 3, 4, 5, 6]
+    assert [c.result is not None for c in calls] == [False] * 4 + [True] * 2
+    assert [c.request is not None for c in calls] == [False] * 4 + [True] * 2
+    assert calls[3].activity_status == "ACTIVITY_STATUS_COMPLETED"
+    assert calls[3].activity_type == "ACTIVITY_TYPE_CREATE_USERS_V3"
+    emu.get_whoami()  # a read call ages out as a Call, not a row
+    assert emu.calls[-3].result is None and emu.calls[-3].request is None
+    assert emu.calls[0].seq == 2 and len(emu.calls) == 6 and emu.calls.total == 7
+    assert emu.calls.last(operation="whoami") is emu.calls[-1]
+    emu.calls.clear()
+    assert emu.calls.all() == [] and len(emu.calls) == 0
