@@ -157,3 +157,16 @@ def test_the_call_log_reads_the_same_calls_whenever_and_however_it_is_read():
     assert emu.calls.last(operation="whoami") is emu.calls[-1]
     emu.calls.clear()
     assert emu.calls.all() == [] and len(emu.calls) == 0
+
+
+def test_object_checks_name_the_same_paths_first_time_and_after():
+    from emulator.schema import Array, Enum, String, check, obj, opt
+
+    spec = obj(a=String(), b=opt(Enum(("X",))), items=Array(obj(c=String())))
+    bad = {"a": 1, "b": "Y", "items": [{"c": "ok"}, {"c": 2}, {}]}
+    first = check(spec, bad)
+    again = check(spec, bad)
+    assert first == again
+    assert [v.field for v in first[1]] == ["a", "b", "items.1.c", "items.2.c"]
+    assert check(spec, {"a": "x", "items": [{"c": "y"}]}) == ({"a": "x", "items": [{"c": "y"}]}, [])
+    assert spec == obj(a=String(), b=opt(Enum(("X",))), items=Array(obj(c=String())))
