@@ -125,13 +125,22 @@ def user(u: User, org: Organization | None = None) -> Json:
     out: Json = {
         "userId": u.user_id,
         "userName": u.name,
-        "authenticators": [authenticator(a) for a in u.authenticators.values()],
+        # An empty collection skips its comprehension (a call of its own each time).
+        "authenticators": (
+            [authenticator(a) for a in u.authenticators.values()] if u.authenticators else []
+        ),
         "apiKeys": [api_key(k) for k in u.api_keys.values()],
         "userTags": list(u.tag_ids),
-        "oauthProviders": [oauth_provider(p) for p in u.oauth_providers.values()],
+        "oauthProviders": (
+            [oauth_provider(p) for p in u.oauth_providers.values()] if u.oauth_providers else []
+        ),
         "createdAt": timestamp(u.created_at),
         "updatedAt": timestamp(u.updated_at),
-        "mfaPolicies": [mfa_policy(p) for p in org.mfa_policies_of(u.user_id)] if org else [],
+        "mfaPolicies": (
+            [mfa_policy(p) for p in org.mfa_policies_of(u.user_id)]
+            if org is not None and org.mfa_policies
+            else []
+        ),
     }
     if u.email is not None:
         out["userEmail"] = u.email
