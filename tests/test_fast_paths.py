@@ -170,3 +170,17 @@ def test_object_checks_name_the_same_paths_first_time_and_after():
     assert [v.field for v in first[1]] == ["a", "b", "items.1.c", "items.2.c"]
     assert check(spec, {"a": "x", "items": [{"c": "y"}]}) == ({"a": "x", "items": [{"c": "y"}]}, [])
     assert spec == obj(a=String(), b=opt(Enum(("X",))), items=Array(obj(c=String())))
+
+
+@pytest.mark.parametrize("kind", [bytes, bytearray])
+def test_a_bad_secp256k1_key_is_refused_every_time_and_a_good_one_signs_alike(kind):
+    from emulator.crypto.curves import SECP256K1_ORDER
+    from emulator.crypto.signing import SigningError, sign_digest_secp256k1
+
+    digest = bytes(range(32))
+    for bad in (bytes(32), SECP256K1_ORDER.to_bytes(32, "big"), b"\x01" * 31):
+        for _ in range(2):  # refused again: a refusal is never kept
+            with pytest.raises(SigningError, match="invalid private key"):
+                sign_digest_secp256k1(kind(bad), digest)
+    good = kind((12345).to_bytes(32, "big"))
+    assert sign_digest_secp256k1(good, digest) == sign_digest_secp256k1(bytes(good), digest)

@@ -142,7 +142,10 @@ def sign_payload(
 def sign_digest_secp256k1(private_key: bytes, digest: bytes) -> Signature:
     """Deterministic low-S ECDSA over secp256k1 with the recovery id as ``v``."""
     _check_digest(digest)
-    key = _secp256k1_key(_scalar(private_key, SECP256K1_ORDER))
+    if type(private_key) is bytes:  # checked inside, once a key (errors are not cached)
+        key = _checked_secp256k1_key(private_key)
+    else:
+        key = _secp256k1_key(_scalar(private_key, SECP256K1_ORDER))
     raw = key.sign_recoverable(digest, hasher=None)
     s = int.from_bytes(raw[32:64], "big")
     if s > SECP256K1_ORDER // 2:  # libsecp256k1 already normalises; kept as a guard
@@ -244,6 +247,12 @@ def _ecdsa_signature(r: int, s: int, recid: int) -> Signature:
 @lru_cache(maxsize=256)
 def _secp256k1_key(scalar: bytes) -> coincurve.PrivateKey:
     return coincurve.PrivateKey(scalar)
+
+
+@lru_cache(maxsize=256)
+def _checked_secp256k1_key(private_key: bytes) -> coincurve.PrivateKey:
+    """The key of a valid scalar (``SigningError`` otherwise), kept once checked."""
+    return _secp256k1_key(_scalar(private_key, SECP256K1_ORDER))
 
 
 @lru_cache(maxsize=256)
