@@ -36,20 +36,25 @@ COMPLETED = "ACTIVITY_STATUS_COMPLETED"
 # A timestamp's two strings by nanoseconds: records are rendered again and again with the
 # same times (a caller's user and key in every vote), and an activity's times are equal.
 # The strings are a function of the number alone, so the cache is never stale; each call
-# builds a new dict. Bounded: emptied when full.
-_TIMESTAMP_TEXT: dict[int, tuple[str, str]] = {}
+# builds a new dict. Two dicts of strings rather than one of pairs: a pair is an object
+# the cyclic collector counts, strings are not. Bounded: emptied when full.
+_SECONDS_TEXT: dict[int, str] = {}
+_NANOS_TEXT: dict[int, str] = {}
 _TIMESTAMP_TEXT_MAX = 4096
 
 
 def timestamp(ns: int) -> Json:
-    text = _TIMESTAMP_TEXT.get(ns) if type(ns) is int else None  # 5.0 == 5, not its text
-    if text is None:
-        if type(ns) is not int:
-            return {"seconds": str(ns // NANOS_PER_SECOND), "nanos": str(ns % NANOS_PER_SECOND)}
-        if len(_TIMESTAMP_TEXT) >= _TIMESTAMP_TEXT_MAX:
-            _TIMESTAMP_TEXT.clear()
-        text = _TIMESTAMP_TEXT[ns] = (str(ns // NANOS_PER_SECOND), str(ns % NANOS_PER_SECOND))
-    return {"seconds": text[0], "nanos": text[1]}
+    if type(ns) is not int:  # 5.0 == 5, but its text differs: not from the cache
+        return {"seconds": str(ns // NANOS_PER_SECOND), "nanos": str(ns % NANOS_PER_SECOND)}
+    seconds = _SECONDS_TEXT.get(ns)
+    nanos = _NANOS_TEXT.get(ns)
+    if seconds is None or nanos is None:
+        if len(_SECONDS_TEXT) >= _TIMESTAMP_TEXT_MAX:
+            _SECONDS_TEXT.clear()
+            _NANOS_TEXT.clear()
+        seconds = _SECONDS_TEXT[ns] = str(ns // NANOS_PER_SECOND)
+        nanos = _NANOS_TEXT[ns] = str(ns % NANOS_PER_SECOND)
+    return {"seconds": seconds, "nanos": nanos}
 
 
 def api_key(key: ApiKey) -> Json:

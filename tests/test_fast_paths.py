@@ -95,7 +95,8 @@ def test_the_timestamp_cache_stays_bounded():
 
     for ns in range(3 * render._TIMESTAMP_TEXT_MAX):
         render.timestamp(ns)
-    assert len(render._TIMESTAMP_TEXT) <= render._TIMESTAMP_TEXT_MAX
+    assert len(render._SECONDS_TEXT) <= render._TIMESTAMP_TEXT_MAX
+    assert len(render._NANOS_TEXT) <= render._TIMESTAMP_TEXT_MAX
     assert render.timestamp(5) == {"seconds": "0", "nanos": "5"}
 
 
