@@ -21,13 +21,13 @@ wire or an SDK record their real stamps.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from . import jsontext
 from .clock import Clock
 from .codec import camel, to_wire
 from .crypto.api_keys import P256, ApiKeyPair, key_pair_from_entropy, key_pair_from_private
@@ -545,7 +545,7 @@ class Emulator(OperationMethods):
             if timestamp_ms is None:
                 raw, known = self._fresh(body, engine.fingerprint)
             else:
-                raw, known = json.dumps(body).encode(), None
+                raw, known = jsontext.dumps(body).encode(), None
             request = engine.request(op, body, raw, stamp, check_signature=False, fingerprint=known)
             response = engine.dispatch(self._world, request)
         deliver_synchronously(self._world)  # now that the world is let go of
@@ -574,7 +574,7 @@ class Emulator(OperationMethods):
         seen = world.store.activities_by_fingerprint
         while True:
             body["timestampMs"] = str(stamp)
-            raw = json.dumps(body).encode()
+            raw = jsontext.dumps(body).encode()
             made = fingerprint(raw)
             if made not in seen:
                 self._last_timestamp_ms = stamp

@@ -63,10 +63,12 @@ class IdSource:
         return out
 
     def uuid4(self) -> str:
-        value = int.from_bytes(self.random_bytes(16), "big")
-        value = (value & ~(0xF << 76)) | (0x4 << 76)
-        value = (value & ~(0x3 << 62)) | (0x2 << 62)
-        return _format(value)
+        """16 bytes of the stream with the version (4) and variant (10) bits set."""
+        raw = bytearray(self.random_bytes(16))
+        raw[6] = raw[6] & 0x0F | 0x40
+        raw[8] = raw[8] & 0x3F | 0x80
+        h = raw.hex()
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     def uuid7(self, unix_ms: int) -> str:
         """A UUIDv7: 48 bits of milliseconds, then version, then random bits."""

@@ -545,5 +545,7 @@ class Organization:
 
     def mfa_policies_of(self, user_id: str) -> list[MfaPolicy]:
         """The user's MFA policies in evaluation order (lower ``order`` first, then older)."""
+        if not self.mfa_policies:
+            return []
         mine = [p for p in self.mfa_policies.values() if p.user_id == user_id]
         return sorted(mine, key=lambda p: (p.order, p.created_at, p.mfa_policy_id))

@@ -33,8 +33,28 @@ QUERY_ACTIVITY_TYPE = "ACTIVITY_TYPE_UNKNOWN_V1"
 COMPLETED = "ACTIVITY_STATUS_COMPLETED"
 
 
+# A timestamp's two strings by nanoseconds: records are rendered again and again with the
+# same times (a caller's user and key in every vote), and an activity's times are equal.
+# The strings are a function of the number alone, so the cache is never stale; each call
+# builds a new dict. Two dicts of strings rather than one of pairs: a pair is an object
+# the cyclic collector counts, strings are not. Bounded: emptied when full.
+_SECONDS_TEXT: dict[int, str] = {}
+_NANOS_TEXT: dict[int, str] = {}
+_TIMESTAMP_TEXT_MAX = 4096
+
+
 def timestamp(ns: int) -> Json:
-    return {"seconds": str(ns // NANOS_PER_SECOND), "nanos": str(ns % NANOS_PER_SECOND)}
+    if type(ns) is not int:  # 5.0 == 5, but its text differs: not from the cache
+        return {"seconds": str(ns // NANOS_PER_SECOND), "nanos": str(ns % NANOS_PER_SECOND)}
+    seconds = _SECONDS_TEXT.get(ns)
+    nanos = _NANOS_TEXT.get(ns)
+    if seconds is None or nanos is None:
+        if len(_SECONDS_TEXT) >= _TIMESTAMP_TEXT_MAX:
+            _SECONDS_TEXT.clear()
+            _NANOS_TEXT.clear()
+        seconds = _SECONDS_TEXT[ns] = str(ns // NANOS_PER_SECOND)
+        nanos = _NANOS_TEXT[ns] = str(ns % NANOS_PER_SECOND)
+    return {"seconds": seconds, "nanos": nanos}
 
 
 def api_key(key: ApiKey) -> Json:
@@ -110,13 +130,22 @@ def user(u: User, org: Organization | None = None) -> Json:
     out: Json = {
         "userId": u.user_id,
         "userName": u.name,
-        "authenticators": [authenticator(a) for a in u.authenticators.values()],
+        # An empty collection skips its comprehension (a call of its own each time).
+        "authenticators": (
+            [authenticator(a) for a in u.authenticators.values()] if u.authenticators else []
+        ),
         "apiKeys": [api_key(k) for k in u.api_keys.values()],
         "userTags": list(u.tag_ids),
-        "oauthProviders": [oauth_provider(p) for p in u.oauth_providers.values()],
+        "oauthProviders": (
+            [oauth_provider(p) for p in u.oauth_providers.values()] if u.oauth_providers else []
+        ),
         "createdAt": timestamp(u.created_at),
         "updatedAt": timestamp(u.updated_at),
-        "mfaPolicies": [mfa_policy(p) for p in org.mfa_policies_of(u.user_id)] if org else [],
+        "mfaPolicies": (
+            [mfa_policy(p) for p in org.mfa_policies_of(u.user_id)]
+            if org is not None and org.mfa_policies
+            else []
+        ),
     }
     if u.email is not None:
         out["userEmail"] = u.email
@@ -267,9 +296,7 @@ def activity(a: Activity, org: Organization, viewer_id: str | None) -> Json:
     ``timestampMs``, and a version whose seed intent name differs from the
     real one carries both intents. The SDKs ignore keys they do not know.
     """
-    intent = dict(a.intent)
-    if a.seed_intent:
-        intent.update(a.seed_intent)
+    intent = {**a.intent, **a.seed_intent} if a.seed_intent else dict(a.intent)
     result = dict(a.result)
     if a.status == COMPLETED and a.result:
         result["activity"] = {
@@ -277,7 +304,11 @@ def activity(a: Activity, org: Organization, viewer_id: str | None) -> Json:
             "intent": dict(a.seed_intent or a.intent),
             "result": dict(a.result),
         }
-    voted = any(v.user_id == viewer_id for v in a.votes)
+    voted = False
+    for v in a.votes:
+        if v.user_id == viewer_id:
+            voted = True
+            break
     is_member = viewer_id is not None and viewer_id in org.users
     # One vote a user, on an activity that awaits votes: whoever may approve may reject,
     # and nobody else (the proposer has voted already).

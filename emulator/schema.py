@@ -38,6 +38,9 @@ class Violations(list):
         self.append(Violation(path or "body", f"This field {rule}."))
 
 
+_PATHS_KEPT = 256  # parent paths an Object keeps its fields' paths for
+
+
 def _join(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else str(key)
 
@@ -192,6 +195,10 @@ class Object(Spec):
     """A JSON object with named fields; unknown keys are ignored and dropped."""
 
     fields: Mapping[str, Field] = field(default_factory=dict)
+    # Each field's path under a parent path, joined once (the fields are fixed).
+    _paths: dict[str, tuple[str, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
     type_name = "object"
 
     def check(self, value, path, errors):
@@ -199,9 +206,13 @@ class Object(Spec):
             errors.add(path, "must be an object")
             return MISSING
         out = {}
-        for name, fld in self.fields.items():
+        paths = self._paths.get(path)
+        if paths is None:
+            paths = tuple(_join(path, name) for name in self.fields)
+            if len(self._paths) < _PATHS_KEPT:  # array items add a path per index
+                self._paths[path] = paths
+        for (name, fld), field_path in zip(self.fields.items(), paths, strict=True):
             raw = value.get(name)
-            field_path = _join(path, name)
             if raw is None:
                 if fld.required:
                     errors.add(field_path, "is required")

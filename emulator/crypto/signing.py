@@ -46,7 +46,6 @@ EXPECTED_DIGEST = "expected a 32-bytes-long digest"
 _STRUCTURED = (EIP712, EIP7702_AUTHORIZATION)
 
 
-_HEX_DIGITS = re.compile(r"[0-9a-fA-F]*")
 _ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}")
 _UINT_TEXT = re.compile(r"[0-9]+|0[xX][0-9a-fA-F]+")
 
@@ -80,9 +79,14 @@ def payload_bytes(payload: str, encoding: str) -> bytes:
         raise SigningError(f"{INVALID_ENCODING}: payload must be a string")
     if encoding == HEXADECIMAL:
         digits = payload[2:] if payload[:2] in ("0x", "0X") else payload
-        if len(digits) % 2 or _HEX_DIGITS.fullmatch(digits) is None:
+        try:
+            data = bytes.fromhex(digits)
+        except ValueError:
+            data = None
+        # ``fromhex`` also skips whitespace between pairs: then the bytes are too few.
+        if data is None or 2 * len(data) != len(digits):
             raise SigningError(f"{INVALID_ENCODING}: payload is not valid hexadecimal")
-        return bytes.fromhex(digits)
+        return data
     if encoding == TEXT_UTF8:
         try:
             return payload.encode("utf-8")
@@ -138,7 +142,10 @@ def sign_payload(
 def sign_digest_secp256k1(private_key: bytes, digest: bytes) -> Signature:
     """Deterministic low-S ECDSA over secp256k1 with the recovery id as ``v``."""
     _check_digest(digest)
-    key = _secp256k1_key(_scalar(private_key, SECP256K1_ORDER))
+    if type(private_key) is bytes:  # checked inside, once a key (errors are not cached)
+        key = _checked_secp256k1_key(private_key)
+    else:
+        key = _secp256k1_key(_scalar(private_key, SECP256K1_ORDER))
     raw = key.sign_recoverable(digest, hasher=None)
     s = int.from_bytes(raw[32:64], "big")
     if s > SECP256K1_ORDER // 2:  # libsecp256k1 already normalises; kept as a guard
@@ -240,6 +247,12 @@ def _ecdsa_signature(r: int, s: int, recid: int) -> Signature:
 @lru_cache(maxsize=256)
 def _secp256k1_key(scalar: bytes) -> coincurve.PrivateKey:
     return coincurve.PrivateKey(scalar)
+
+
+@lru_cache(maxsize=256)
+def _checked_secp256k1_key(private_key: bytes) -> coincurve.PrivateKey:
+    """The key of a valid scalar (``SigningError`` otherwise), kept once checked."""
+    return _secp256k1_key(_scalar(private_key, SECP256K1_ORDER))
 
 
 @lru_cache(maxsize=256)

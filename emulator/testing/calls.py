@@ -27,6 +27,7 @@ DEFAULT_MAX_ENTRIES = 10_000
 # the summary fields only (about 0.3 kB a call instead of several).
 DEFAULT_MAX_BODIES = 1_000
 _LISTED = 20  # calls an assertion message lists, the most recent ones
+_RESULT, _REQUEST = 14, 15  # the places of ``Call.result`` and ``Call.request`` in a row
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +109,8 @@ class CallLog:
             raise ValueError("max_bodies must be at least 0")
         self.max_entries = max_entries
         self.max_bodies = max_bodies
-        self._entries: deque[Call] = deque(maxlen=max_entries)
+        # A ``Call``, or the row of one not read yet (``record``).
+        self._entries: deque[Call | list[Any]] = deque(maxlen=max_entries)
         self._seq = 0
         self._lock = threading.Lock()
 
@@ -125,9 +127,13 @@ class CallLog:
         response: dict[str, Any] | None = None,
         error: Any = None,
         duration_ns: int | None = None,
-    ) -> Call:
+    ) -> None:
         """Append one call: ``response`` for a success, ``error`` (a ``TurnkeyApiError``)
-        otherwise. ``caller`` is the authenticated ``services.auth.Caller`` or ``None``."""
+        otherwise. ``caller`` is the authenticated ``services.auth.Caller`` or ``None``.
+
+        The call is kept as a plain row of its fields and becomes a ``Call`` when it is
+        first read (then stays that object): building a frozen record of 16 fields on
+        every request cost a twentieth of a signature, and most calls are never read."""
         body = request if isinstance(request, dict) else None
         activity_type = activity_id = activity_status = None
         if kind == "activity" and body is not None:
@@ -145,7 +151,7 @@ class CallLog:
             message, tk_code = error.message, error.turnkey_error_code
         with self._lock:
             self._seq += 1
-            call = Call(
+            row = [
                 self._seq,
                 time_ns,
                 operation,
@@ -163,25 +169,36 @@ class CallLog:
                 response,
                 request,
                 duration_ns,
-            )
+            ]
             entries = self._entries
-            entries.append(call)
+            entries.append(row)
             aged = len(entries) - 1 - self.max_bodies  # the call that just lost its bodies
             if aged >= 0:
                 old = entries[aged]
-                if old.result is not None or old.request is not None:
+                if type(old) is list:
+                    old[_RESULT] = old[_REQUEST] = None
+                elif old.result is not None or old.request is not None:
                     # In place, though the record is frozen to its readers: the log owns it,
                     # and a copy per call (dataclasses.replace) cost a tenth of a signature.
                     object.__setattr__(old, "result", None)
                     object.__setattr__(old, "request", None)
-        return call
 
     # ----- reading --------------------------------------------------------------------
 
     def all(self) -> list[Call]:
         """Every kept call, oldest first."""
         with self._lock:
-            return list(self._entries)
+            entries = self._entries
+            calls: list[Call] = []
+            made = False
+            for entry in entries:
+                if type(entry) is list:
+                    entry, made = Call(*entry), True
+                calls.append(entry)  # type: ignore[arg-type]
+            if made:  # each row becomes its Call once
+                entries.clear()
+                entries.extend(calls)
+            return calls
 
     def __iter__(self) -> Iterator[Call]:
         return iter(self.all())
@@ -191,7 +208,10 @@ class CallLog:
 
     def __getitem__(self, index: int) -> Call:
         with self._lock:
-            return self._entries[index]
+            entry = self._entries[index]
+            if type(entry) is list:
+                entry = self._entries[index] = Call(*entry)
+            return entry
 
     def __repr__(self) -> str:
         return f"CallLog({len(self)} calls, max_entries={self.max_entries})"

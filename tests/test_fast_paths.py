@@ -1,0 +1,187 @@
+"""The request path's shortcuts answer exactly as the plain code they replace.
+
+Each shortcut (issue: the signing path's cost) is checked against the standard library or
+the straightforward computation, for values hypothesis draws and for the edge cases, and
+every cache against the change that must invalidate it. Behaviour only: no timings.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from emulator import jsontext
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(JSON_VALUES)
+def test_dumps_is_json_dumps_to_the_byte(value):
+    assert jsontext.dumps(value) == json.dumps(value)
+
+
+def test_dumps_refuses_what_json_dumps_refuses_and_recovers():
+    cycle: dict = {}
+    cycle["self"] = cycle
+    for bad in (cycle, {"a": object()}, {1j: 1}, [float("inf"), {"x": set()}]):
+        with pytest.raises((TypeError, ValueError)) as fast:
+            jsontext.dumps(bad)
+        with pytest.raises((TypeError, ValueError)) as plain:
+            json.dumps(bad)
+        assert (type(fast.value), str(fast.value)) == (type(plain.value), str(plain.value))
+        # The failure leaves nothing behind: the same containers encode again.
+        shared = {"k": [1, 2]}
+        assert jsontext.dumps({"a": shared, "b": shared}) == json.dumps({"a": shared, "b": shared})
+
+
+def test_dumps_from_many_threads_at_once():
+    shared = {"nested": {"list": [1, {"deep": "é"}] * 50}}
+    failures: list[str] = []
+
+    def work() -> None:
+        for _ in range(200):
+            if jsontext.dumps(shared) != json.dumps(shared):
+                failures.append("differs")
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+
+
+HEX_TEXT = st.text(alphabet="0123456789abcdefABCDEFxX \t\n\x0b\x0c\r٣g-", max_size=12)
+
+
+@given(st.one_of(HEX_TEXT, st.text(max_size=8)))
+def test_hexadecimal_payloads_decode_as_the_pattern_says(payload):
+    """A payload decodes iff its digits (after an optional 0x) are pairs of [0-9a-fA-F]."""
+    import re
+
+    from emulator.crypto.signing import HEXADECIMAL, SigningError, payload_bytes
+
+    digits = payload[2:] if payload[:2] in ("0x", "0X") else payload
+    if len(digits) % 2 == 0 and re.fullmatch(r"[0-9a-fA-F]*", digits):
+        assert payload_bytes(payload, HEXADECIMAL) == bytes.fromhex(digits)
+    else:
+        with pytest.raises(SigningError) as refused:
+            payload_bytes(payload, HEXADECIMAL)
+        assert str(refused.value) == "invalid payload encoding: payload is not valid hexadecimal"
+
+
+@given(st.integers(min_value=0, max_value=2**64) | st.floats(min_value=0, max_value=2e18))
+def test_timestamps_render_as_their_number_says_whatever_was_rendered_before(ns):
+    from emulator import render
+    from emulator.clock import NANOS_PER_SECOND
+
+    for _ in range(2):  # the second time from the cache
+        got = render.timestamp(ns)
+        assert got == {"seconds": str(ns // NANOS_PER_SECOND), "nanos": str(ns % NANOS_PER_SECOND)}
+    got["seconds"] = "changed"  # a caller's dict is its own
+    assert render.timestamp(ns)["seconds"] == str(ns // NANOS_PER_SECOND)
+
+
+def test_the_timestamp_cache_stays_bounded():
+    from emulator import render
+
+    for ns in range(3 * render._TIMESTAMP_TEXT_MAX):
+        render.timestamp(ns)
+    assert len(render._SECONDS_TEXT) <= render._TIMESTAMP_TEXT_MAX
+    assert len(render._NANOS_TEXT) <= render._TIMESTAMP_TEXT_MAX
+    assert render.timestamp(5) == {"seconds": "0", "nanos": "5"}
+
+
+@given(st.binary(min_size=16, max_size=16))
+def test_uuid4_sets_the_bits_of_rfc_9562_on_the_stream_bytes(raw):
+    import uuid
+
+    from emulator.ids import IdSource
+
+    class Drawn(IdSource):
+        __slots__ = ()
+
+        def random_bytes(self, n: int) -> bytes:
+            return raw
+
+    made = Drawn(seed=1).uuid4()
+    value = (int.from_bytes(raw, "big") & ~(0xF << 76) | 0x4 << 76) & ~(0x3 << 62) | 0x2 << 62
+    assert made == str(uuid.UUID(int=value))
+    assert uuid.UUID(made).version == 4 and uuid.UUID(made).variant == uuid.RFC_4122
+
+
+def test_seeded_ids_are_those_of_before():
+    """The same seed gives the same ids as the integer arithmetic did (fixed values)."""
+    from emulator.ids import IdSource
+
+    source = IdSource(seed=7)
+    assert [source.uuid4() for _ in range(2)] == EXPECTED_SEED_7
+
+
+# IdSource(seed=7).uuid4() twice, by the code before the shortcut.
+EXPECTED_SEED_7 = ["9ae800fb-60a6-4fa2-be26-8b1a326cf965", "5b7b425e-0075-4240-9131-f1287e3a7a0a"]
+
+
+def test_the_call_log_reads_the_same_calls_whenever_and_however_it_is_read():
+    """Calls are kept as rows until read: every way of reading gives the same Call
+    objects, the bodies age out as before, and the oldest calls drop off."""
+    from emulator import Emulator
+    from emulator.testing.calls import Call, CallLog
+
+    emu = Emulator(seed=3)
+    emu.create_organization("Acme")
+    emu.world.calls = CallLog(max_entries=6, max_bodies=2)
+    for i in range(4):
+        emu.create_users(users=[{"userName": f"u{i}", "apiKeys": [], "authenticators": []}])
+    middle = emu.calls[1]  # one read in the middle, then more unread rows after it
+    emu.get_whoami()
+    emu.get_whoami()
+    calls = emu.calls.all()
+    assert [type(c) for c in calls] == [Call] * 6
+    assert calls[1] is middle and emu.calls[1] is middle and list(emu.calls)[1] is middle
+    assert [c.seq for c in calls] == [1, 2, 3, 4, 5, 6]
+    assert [c.result is not None for c in calls] == [False] * 4 + [True] * 2
+    assert [c.request is not None for c in calls] == [False] * 4 + [True] * 2
+    assert calls[3].activity_status == "ACTIVITY_STATUS_COMPLETED"
+    assert calls[3].activity_type == "ACTIVITY_TYPE_CREATE_USERS_V3"
+    emu.get_whoami()  # a read call ages out as a Call, not a row
+    assert emu.calls[-3].result is None and emu.calls[-3].request is None
+    assert emu.calls[0].seq == 2 and len(emu.calls) == 6 and emu.calls.total == 7
+    assert emu.calls.last(operation="whoami") is emu.calls[-1]
+    emu.calls.clear()
+    assert emu.calls.all() == [] and len(emu.calls) == 0
+
+
+def test_object_checks_name_the_same_paths_first_time_and_after():
+    from emulator.schema import Array, Enum, String, check, obj, opt
+
+    spec = obj(a=String(), b=opt(Enum(("X",))), items=Array(obj(c=String())))
+    bad = {"a": 1, "b": "Y", "items": [{"c": "ok"}, {"c": 2}, {}]}
+    first = check(spec, bad)
+    again = check(spec, bad)
+    assert first == again
+    assert [v.field for v in first[1]] == ["a", "b", "items.1.c", "items.2.c"]
+    assert check(spec, {"a": "x", "items": [{"c": "y"}]}) == ({"a": "x", "items": [{"c": "y"}]}, [])
+    assert spec == obj(a=String(), b=opt(Enum(("X",))), items=Array(obj(c=String())))
+
+
+@pytest.mark.parametrize("kind", [bytes, bytearray])
+def test_a_bad_secp256k1_key_is_refused_every_time_and_a_good_one_signs_alike(kind):
+    from emulator.crypto.curves import SECP256K1_ORDER
+    from emulator.crypto.signing import SigningError, sign_digest_secp256k1
+
+    digest = bytes(range(32))
+    for bad in (bytes(32), SECP256K1_ORDER.to_bytes(32, "big"), b"\x01" * 31):
+        for _ in range(2):  # refused again: a refusal is never kept
+            with pytest.raises(SigningError, match="invalid private key"):
+                sign_digest_secp256k1(kind(bad), digest)
+    good = kind((12345).to_bytes(32, "big"))
+    assert sign_digest_secp256k1(good, digest) == sign_digest_secp256k1(bytes(good), digest)
