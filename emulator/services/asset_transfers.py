@@ -41,11 +41,15 @@ def is_caip19(text: str) -> bool:
 
 def amounts(definitions: list[Mapping[str, Any]], params: Mapping[str, Any]) -> list[Number]:
     """The amounts of the listed assets that the transaction of a sign_transaction's
-    ``params`` transfers; one that does not parse is a policy evaluation error."""
+    ``params`` transfers, or of a send's (``eth_send_transaction``, every call of its
+    batch; ``eth_send_raw_transaction``; ``sol_send_transaction``); one that does not parse
+    is a policy evaluation error."""
     unsigned, kind = params.get("unsignedTransaction"), params.get("type")
-    if not isinstance(unsigned, str):
-        return []
     try:
+        if isinstance(params.get("caip2"), str):
+            return _sent(definitions, params)
+        if not isinstance(unsigned, str):
+            return []
         if kind == "TRANSACTION_TYPE_ETHEREUM":
             return _ethereum_transfers(definitions, unsigned)
         if kind == "TRANSACTION_TYPE_SOLANA":
@@ -53,6 +57,26 @@ def amounts(definitions: list[Mapping[str, Any]], params: Mapping[str, Any]) -> 
     except (TransactionError, ValueError) as error:
         raise PolicyEvaluationError(f"InvalidTransaction: {error}") from None
     return []
+
+
+def _sent(definitions: list[Mapping[str, Any]], params: Mapping[str, Any]) -> list[Number]:
+    """A send's transfers, read from the transaction(s) it will sign as the policy sees them
+    (``services/policy_environment.py``)."""
+    from .policy_environment import send_intent_transaction, unsigned_of_signed_send
+
+    unsigned = params.get("unsignedTransaction")
+    if isinstance(params.get("signWiths"), list) and isinstance(unsigned, str):
+        return _solana_transfers(definitions, unsigned.removeprefix("0x"))
+    signed = params.get("signedTransaction")
+    if isinstance(signed, str):
+        return _ethereum_transfers(definitions, unsigned_of_signed_send(signed))
+    found: list[Number] = []
+    for call in params.get("calls") or ():
+        if isinstance(call, Mapping):
+            one = send_intent_transaction(params["caip2"], params, call)
+            if one is not None:
+                found.extend(_ethereum_transfers(definitions, one))
+    return found
 
 
 def _ethereum_transfers(definitions: list[Mapping[str, Any]], unsigned: str) -> list[Number]:

@@ -211,13 +211,15 @@ def _add_sent_transaction(env: Json, org: Organization, params: Mapping[str, Any
     signed = params.get("signedTransaction")
     if isinstance(signed, str):
         calls = contract_calls(org)
-        env["eth"] = {"tx": Lazy(lambda: _parsed(ethereum_view, _unsigned_of(signed), None, calls))}
+        env["eth"] = {
+            "tx": Lazy(lambda: _parsed(ethereum_view, unsigned_of_signed_send(signed), None, calls))
+        }
         return True
     sender, calls_list = params.get("from"), params.get("calls")
     if not isinstance(sender, str) or not isinstance(calls_list, list):
         return False
     if len(calls_list) == 1 and isinstance(calls_list[0], Mapping):
-        unsigned = _send_intent_transaction(caip2, params, calls_list[0])
+        unsigned = send_intent_transaction(caip2, params, calls_list[0])
         if unsigned is not None:
             calls = contract_calls(org)
             env["eth"] = {"tx": Lazy(lambda: _parsed(ethereum_view, unsigned, sender, calls))}
@@ -229,7 +231,11 @@ def _number(value: Any) -> int:
     return int(text, 16) if text.lower().startswith("0x") else int(text)
 
 
-def _send_intent_transaction(caip2: str, params: Mapping[str, Any], call: Mapping[str, Any]):
+def send_intent_transaction(
+    caip2: str, params: Mapping[str, Any], call: Mapping[str, Any]
+) -> str | None:
+    """The unsigned EIP-1559 transaction (hex) of one call of an EVM send intent, with the
+    intent's nonce and fees (0 where Turnkey picks them); None when it does not encode."""
     from ..chains.evm_tx import unsigned_1559
 
     try:
@@ -249,7 +255,8 @@ def _send_intent_transaction(caip2: str, params: Mapping[str, Any], call: Mappin
         return None
 
 
-def _unsigned_of(signed: str) -> str:
+def unsigned_of_signed_send(signed: str) -> str:
+    """The unsigned transaction (hex) of a raw send's signed one."""
     from ..chains.evm_tx import unsigned_of_signed
 
     try:

@@ -116,7 +116,12 @@ def group_of(
 
 
 def _wallet_of(org: Organization, params: Mapping[str, Any]) -> str | None:
-    sign_with = params.get("signWith")
+    """The wallet (or private key) that signs: ``signWith``, a send's ``from``, or the first
+    of a Solana send's ``signWiths``."""
+    sign_with = params.get("signWith", params.get("from"))
+    sign_withs = params.get("signWiths")
+    if sign_with is None and isinstance(sign_withs, list) and sign_withs:
+        sign_with = sign_withs[0]
     if isinstance(sign_with, str):
         holders = org.signers.get(sign_with)
         if holders:
