@@ -211,7 +211,7 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
         # Allowed: the handler runs now. Otherwise the activity waits for approvals.
         allowed = verdict.decision == ALLOW and not owes
         result = (
-            execute(world, org, caller, op, version, canonical, now_ns, tx, judged_in=judge_org)
+            execute(world, org, caller, op, version, canonical, now_ns, tx, judge_org, request.raw)
             if allowed
             else None
         )

@@ -119,9 +119,11 @@ class Webhooks:
         payload: Payload,
         now_ns: int,
         targets: list[tuple[str, str, str, str | Callable[[], str]]],
+        due_ns: int | None = None,
     ) -> None:
-        """One event's deliveries, due now, one per ``(endpoint id, its organization id,
-        url, event id or how to make it)`` (called under the world's lock: it only appends)."""
+        """One event's deliveries, due now (or at ``due_ns`` on the emulator's clock), one per
+        ``(endpoint id, its organization id, url, event id or how to make it)`` (called under
+        the world's lock: it only appends)."""
         with self._lock:
             for endpoint_id, organization_id, url, event_key in targets:
                 self._seq += 1
@@ -137,7 +139,7 @@ class Webhooks:
                     self._generation,
                     PENDING,
                     [],
-                    now_ns,
+                    now_ns if due_ns is None else max(now_ns, due_ns),
                 )
                 self._records.append(delivery)
                 self._queue.append(delivery)

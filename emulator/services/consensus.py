@@ -61,13 +61,14 @@ def execute(
     now_ns: int,
     tx: Transaction,
     judged_in: Organization | None = None,
+    raw: bytes = b"",
 ) -> Json:
     """Run the activity's handler; its result under the version's result key. Its velocity
     points go to the organization whose policies judged it (``judged_in``: the parent's, for a
-    flow the parent runs in a sub-organization)."""
+    flow the parent runs in a sub-organization). ``raw`` is the proposal's body."""
     ledger = org if judged_in is None else judged_in
     in_force = tuple(ledger.velocity_controls.values())  # the controls the activity ran under
-    result = op.handler(Context(world, org, caller, now_ns, tx), params)
+    result = op.handler(Context(world, org, caller, now_ns, tx, raw), params)
     if in_force:  # a completed activity: the data points it leaves
         velocity.record(
             tx, ledger, in_force, version.activity_type, params, caller.user.user_id, now_ns
@@ -235,7 +236,8 @@ def _run_approved(
         key = next((k for k in user.api_keys.values() if k.public_key == proposal.public_key), None)
         stamp = ApiKeyStamp(proposal.public_key, proposal.signature, proposal.scheme)
         caller = Caller(user, org, key, stamp)
-        result = execute(world, org, caller, op, version, params, now_ns, tx)
+        raw = proposal.message.encode()
+        result = execute(world, org, caller, op, version, params, now_ns, tx, raw=raw)
     except TurnkeyApiError as error:
         tx.rollback_to(savepoint)
         failure = {"code": error.code, "message": error.message, "details": list(error.details)}
