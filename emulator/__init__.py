@@ -16,8 +16,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .api import EMULATOR_BASE_URL as EMULATOR_BASE_URL
-    from .api import TURNKEY_BASE_URL as TURNKEY_BASE_URL
     from .api import Emulator as Emulator
     from .api import OrganizationHandle as OrganizationHandle
     from .clock import Clock as Clock
@@ -25,11 +23,13 @@ if TYPE_CHECKING:
     from .crypto.api_keys import generate_key_pair as generate_key_pair
     from .crypto.api_keys import key_pair_from_private as key_pair_from_private
     from .errors import TurnkeyApiError as TurnkeyApiError
+    from .facade_wire import EMULATOR_BASE_URL as EMULATOR_BASE_URL
+    from .facade_wire import TURNKEY_BASE_URL as TURNKEY_BASE_URL
     from .world import Settings as Settings
 
 _EXPORTS = {
-    "EMULATOR_BASE_URL": ".api",
-    "TURNKEY_BASE_URL": ".api",
+    "EMULATOR_BASE_URL": ".facade_wire",
+    "TURNKEY_BASE_URL": ".facade_wire",
     "Emulator": ".api",
     "OrganizationHandle": ".api",
     "ApiKeyPair": ".crypto.api_keys",

@@ -21,9 +21,7 @@ wire or an SDK record their real stamps.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -32,35 +30,27 @@ from .clock import Clock
 from .codec import camel, to_wire
 from .crypto.api_keys import P256, ApiKeyPair, key_pair_from_entropy, key_pair_from_private
 from .enclave import EnclaveKeys
-from .events.deliveries import Webhooks, deliver_synchronously
+from .events.deliveries import deliver_synchronously
+from .facade_documents import Documents
 from .facade_engine import SCALARS, Engine, is_passkey, load_engine, operation_named, unsigned_stamp
 from .facade_generated import OperationMethods
 from .facade_runtime import fill_empty_lists
+from .facade_seams import Seams
+from .facade_wire import WireAccess
 from .ids import IdSource
 from .store import Store
-from .testing.calls import CallLog
-from .testing.faults import Faults
 from .testing.oidc import EmulatorOidc
-from .testing.outbox import Outbox
 from .world import DEFAULT_TIMESTAMP_WINDOW_S, Checkpoint, Settings, World
 
 if TYPE_CHECKING:  # the engine, passkeys and state files load on first use (import time)
     from .authproxy.service import AuthProxy
-    from .chains.network import Chains
     from .crypto.stamps import ApiKeyStamp
     from .crypto.webauthn import WebauthnStamp
     from .ops import Operation
-    from .state.seedfile import SeedResult
     from .state.snapshot import Snapshot
     from .testing.authenticator import VirtualAuthenticator
-    from .testing.backdoor import Backdoor
-    from .testing.oauth2 import EmulatorOAuth2
 
 Json = dict[str, Any]
-
-#: The base URL the in-process interception answers on (besides the real one).
-EMULATOR_BASE_URL = "http://turnkey-emulator.invalid"
-TURNKEY_BASE_URL = "https://api.turnkey.com"
 
 
 @dataclass(frozen=True)
@@ -92,7 +82,7 @@ else:
     Caller = "OrganizationHandle | ApiKeyPair | VirtualAuthenticator"
 
 
-class Emulator(OperationMethods):
+class Emulator(OperationMethods, Seams, Documents, WireAccess):
     """One emulated world with its own state, clock and ids.
 
     ``seed`` makes ids and generated keys the same on every run;
@@ -138,41 +128,6 @@ class Emulator(OperationMethods):
     def settings(self) -> Settings:
         return self._world.settings
 
-    @property
-    def calls(self) -> CallLog:
-        """Every request this emulator answered (an observation, not state: checkpoints,
-        snapshots and saved documents leave it alone)."""
-        return self._world.calls
-
-    @property
-    def faults(self) -> Faults:
-        """Make coming requests fail, or leave activities FAILED, PENDING or CONSENSUS_NEEDED."""
-        return self._world.faults
-
-    @property
-    def outbox(self) -> Outbox:
-        """Every e-mail and SMS the service would have sent (an observation like ``calls``:
-        checkpoints, snapshots and saved documents leave it alone; ``reset`` empties it)."""
-        return self._world.outbox
-
-    @property
-    def auth_proxy(self) -> AuthProxy:
-        """The Auth Proxy (``emulator/authproxy/``): its configurations, made with
-        ``auth_proxy.configure(...)``, are served under ``/authproxy/`` by ``serve``. They
-        are the server's configuration: ``reset`` and snapshots leave them alone."""
-        if self._auth_proxy is None:
-            from .authproxy.service import AuthProxy
-
-            self._auth_proxy = AuthProxy(self)
-        return self._auth_proxy
-
-    @property
-    def webhooks(self) -> Webhooks:
-        """Webhook deliveries (``events/deliveries.py``): every one with its attempts
-        (``deliveries``, ``find``, ``last``), receivers for endpoint URLs (``route``), the
-        synchronous switch, ``wait``, ``run_due`` and the signing key (``jwks``)."""
-        return self._world.webhooks
-
     def close(self) -> None:
         """Stop the background work (the webhook sender's thread); the state stays usable,
         and a later delivery starts it again."""
@@ -183,48 +138,6 @@ class Emulator(OperationMethods):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-    @property
-    def backdoor(self) -> Backdoor:
-        """Test-only seams (known keys in, secrets out); NOT part of Turnkey's API."""
-        from .testing.backdoor import Backdoor
-
-        return Backdoor(self)
-
-    @property
-    def chains(self) -> Chains:
-        """The chains the broadcasting operations send to (``chains/network.py``): embedded
-        unless ``Settings.chain_rpc_urls`` names a node, each started on first use. Its
-        ``fund(caip2, address, amount)`` is the funding seam (like Anvil's ``setBalance``),
-        ``evm(caip2)`` / ``solana(caip2)`` the chains themselves (an embedded EVM's ``tester``
-        is eth-tester's API on it). Test seams, NOT part of Turnkey's API."""
-        from .chains.network import chains_of
-
-        return chains_of(self._world)
-
-    @property
-    def enclave(self) -> EnclaveKeys:
-        """The emulator's enclave public keys: ``signer_public_key`` (import and export
-        bundles), ``notarizer_public_key`` (session JWTs), ``tls_fetcher_public_key``
-        (OTP verification tokens, the OIDC tokens of ``oauth2_authenticate``) and
-        ``tls_fetcher_encrypt_public_key`` (OAuth 2.0 client secrets), for the official SDKs'
-        test overrides."""
-        return self._world.enclave
-
-    @property
-    def oidc(self) -> EmulatorOidc:
-        """The built-in OIDC identity provider (``token``, ``jwks``, ``nonce_for``) and the
-        issuers this emulator trusts (``trust``, ``distrust``); see ``testing/oidc.py``."""
-        return self._oidc
-
-    @property
-    def oauth2(self) -> EmulatorOAuth2:
-        """The built-in OAuth 2.0 provider (X, Discord) that ``oauth2_authenticate`` exchanges
-        codes with: ``register_client``, ``authorize``, ``pkce``; see ``testing/oauth2.py``.
-        Test-only, like ``backdoor``."""
-        from .testing.oauth2 import EmulatorOAuth2
-
-        return EmulatorOAuth2(self._world)
 
     @property
     def world(self) -> World:
@@ -356,100 +269,6 @@ class Emulator(OperationMethods):
         )
         user = org.users[owner.user_id]
         return OrganizationHandle(org_id, org.name, user.user_id, user.name, owner.api_key_id, key)
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the whole state to ``path`` as a versioned JSON document (``to_document``),
-        readable by its owner only (mode 0o600): it CONTAINS SECRETS."""
-        from .state import document
-
-        document.write(path, self.to_document())
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str], **emulator_kwargs: Any) -> Emulator:
-        """A new emulator in the state ``save`` wrote to ``path`` (see ``from_document``)."""
-        from .state import document
-
-        return cls.from_document(document.read(path), **emulator_kwargs)
-
-    def to_document(self) -> Json:
-        """The whole state as a versioned, JSON-ready document: organizations and everything
-        in them, the vault, ids, clock, settings and the root API keys. It CONTAINS SECRETS
-        (mnemonics, private keys, API private keys); see ``emulator/state/document.py``."""
-        from .state import document
-
-        with self._world.lock:
-            return document.dump(self._world, self._saved_facade())
-
-    def facade_document(self) -> Json:
-        """The facade's part of ``to_document`` (root API keys, seed, first organization):
-        what the state file's journal writes when it changes. It CONTAINS SECRETS."""
-        from .state import document
-
-        with self._world.lock:
-            return document.dump_facade(self._saved_facade())
-
-    def _saved_facade(self) -> dict:
-        facade = {
-            **self._facade_state(),
-            "seed": self._seed,
-            "last_timestamp_ms": self._last_timestamp_ms,
-        }
-        # A sub-organization made here may have been deleted since: its key goes too.
-        orgs = self._world.store.organizations
-        facade["callers"] = {k: v for k, v in facade["callers"].items() if k in orgs}
-        return facade
-
-    @classmethod
-    def from_document(
-        cls, doc: Json, *, exact_order: bool = True, **emulator_kwargs: Any
-    ) -> Emulator:
-        """A new emulator in the state ``doc`` holds; it goes on with the same id stream.
-
-        A document of another format or an unknown version, or a malformed one, is a
-        ``ValueError`` naming the bad place. ``clock``, ``timestamp_window_s`` and
-        ``settings`` given here win over the document's; ``seed`` cannot be given.
-        ``exact_order=False`` lets the records' order stand where an order hint of the
-        document no longer fits them (a document the state file's journal brought forward).
-        """
-        if "seed" in emulator_kwargs:
-            raise TypeError("from_document() takes no seed: the document carries its id stream")
-        from .state import document
-
-        loaded = document.load(doc, exact_order=exact_order)
-        kwargs = dict(emulator_kwargs)
-        if "settings" not in kwargs:
-            kwargs["settings"] = loaded.settings
-            kwargs.setdefault("timestamp_window_s", loaded.settings.timestamp_window_s)
-        emu = cls(**kwargs)
-        emu._seed = loaded.facade["seed"]
-        emu._last_timestamp_ms = loaded.facade["last_timestamp_ms"]
-        emu._world.store, emu._world.ids = loaded.store, loaded.ids
-        emu._world.enclave = loaded.enclave or EnclaveKeys.create(emu._seed)
-        if "clock" not in kwargs:
-            emu._world.clock.setstate(loaded.clock)
-        emu._set_facade_state(loaded.facade)
-        return emu
-
-    def seed(self, path_or_mapping: str | os.PathLike[str] | Json) -> SeedResult:
-        """Create what a declarative seed file (JSON, or YAML with PyYAML) or mapping names,
-        through this facade, all or nothing; answer its names' ids and addresses
-        (``result.organizations["Acme"].wallets["hot"].addresses``). See
-        ``emulator/state/seedfile.py`` for the format. A name without a path finds one of
-        the examples shipped in ``emulator/seeds/`` (``emu.seed("basic")``)."""
-        if isinstance(path_or_mapping, str | os.PathLike):
-            from .seeds import locate
-
-            path_or_mapping = locate(path_or_mapping)
-        from .state import seedfile
-
-        return seedfile.apply(self, path_or_mapping)
-
-    def _facade_state(self) -> dict:
-        return {"callers": dict(self._callers), "first_org_id": self._first_org_id}
-
-    def _set_facade_state(self, state: dict) -> None:
-        self._callers = dict(state["callers"])
-        self._first_org_id = state["first_org_id"]
 
     # ----- calling operations -----------------------------------------------
 
@@ -592,56 +411,6 @@ class Emulator(OperationMethods):
                 return self._callers[org.organization_id]
             org = self._world.store.organizations.get(org.parent_id or "")
         raise ValueError(f"no known API key for organization {org_id}: pass caller=")
-
-    # ----- the wire ---------------------------------------------------------
-
-    @property
-    def wsgi_app(self) -> Callable[..., Any]:
-        """A WSGI application serving this emulator's API (for a WSGI server of your own)."""
-        from .http.wsgi import WsgiApp
-
-        return WsgiApp(self._world)
-
-    @property
-    def asgi_app(self) -> Callable[..., Any]:
-        """The ASGI application ``serve`` runs, for an ASGI server of your own."""
-        from .http.asgi import AsgiApp
-        from .http.site import Site
-
-        return AsgiApp(Site(self._world))
-
-    @contextmanager
-    def intercept(self, *base_urls: str) -> Iterator[Emulator]:
-        """Route ``requests`` calls to ``base_urls`` into this emulator, with no socket.
-
-        By default both ``EMULATOR_BASE_URL`` and the real service's URL are
-        routed here.
-        """
-        from .http.intercept import intercepting
-
-        with intercepting(self._world, base_urls or (EMULATOR_BASE_URL, TURNKEY_BASE_URL)):
-            yield self
-
-    def client(self, org: OrganizationHandle, base_url: str = EMULATOR_BASE_URL) -> Any:
-        """An official-SDK ``TurnkeyClient`` for ``org`` (needs the ``sdk`` extra).
-
-        Its requests reach this emulator while ``intercept()`` is active, or a
-        server when ``base_url`` is that server's URL.
-        """
-        try:
-            from turnkey_api_key_stamper import ApiKeyStamper, ApiKeyStamperConfig
-            from turnkey_http import TurnkeyClient
-        except ImportError as missing:
-            raise ModuleNotFoundError(
-                f"emu.client() needs the official Python SDK ({missing.name} is not installed):"
-                " pip install 'turnkey-emulator[sdk]' (turnkey-http and turnkey-api-key-stamper)",
-                name=missing.name,
-            ) from missing
-
-        stamper = ApiKeyStamper(ApiKeyStamperConfig(org.api_public_key, org.api_private_key))
-        return TurnkeyClient(
-            base_url=base_url, stamper=stamper, organization_id=org.organization_id
-        )
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from emulator import messages
+from emulator import EMULATOR_BASE_URL, messages
 from emulator.accounts import account_spec
-from emulator.api import EMULATOR_BASE_URL
 from emulator.testing.authenticator import VirtualAuthenticator
 from emulator.testing.client_crypto import TargetKey
 
