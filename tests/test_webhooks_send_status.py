@@ -131,3 +131,74 @@ def test_a_denied_send_delivers_nothing(world):
     assert error.status == 403
     emu.clock.advance(12)
     assert received == []
+
+
+def test_balance_events_for_the_wallet_accounts_a_send_moves_ether_between(world):
+    """BALANCE_CONFIRMED_UPDATES and _FINALIZED_UPDATES: a withdraw of the sender and a deposit
+    of the recipient, each an account of the billing tree, confirmed at inclusion and
+    finalized two block times later; an address outside the tree is not reported."""
+    emu, parent, _ = world
+    balances = "https://hooks.example.test/balances"
+    got: list = []
+    emu.webhooks.route(balances, got.append)
+    emu.create_webhook_endpoint(
+        url=balances,
+        name="balances",
+        subscriptions=[
+            {"eventType": "BALANCE_CONFIRMED_UPDATES"},
+            {"eventType": "BALANCE_FINALIZED_UPDATES"},
+        ],
+    )
+    sub = emu.create_organization("Customer", parent_organization_id=parent.organization_id)
+    sender = emu.create_wallet(
+        wallet_name="from", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")]
+    )["addresses"][0]
+    recipient = emu.create_wallet(
+        wallet_name="to",
+        accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")],
+        organization_id=sub.organization_id,
+    )["addresses"][0]
+    emu.chains.fund(BASE, sender, 10**18)
+    made = emu.eth_send_transaction(
+        from_=sender, caip2=BASE, calls=[{"to": recipient, "value": "99"}]
+    )
+    assert got == []  # nothing before the chain includes it
+    emu.clock.advance(12)
+    status = emu.get_send_transaction_status(
+        send_transaction_status_id=made["sendTransactionStatusId"]
+    )
+    receipt = emu.chains.evm(BASE).tester.get_transaction_receipt(status["eth"]["txHash"])
+    confirmed = [json.loads(d.body) for d in got]
+    assert [(e["type"], e["msg"]["operation"]) for e in confirmed] == [
+        ("balances:confirmed", "withdraw"),
+        ("balances:confirmed", "deposit"),
+    ]
+    withdraw, deposit = confirmed
+    assert (withdraw["organizationId"], deposit["organizationId"]) == (
+        parent.organization_id,
+        sub.organization_id,
+    )
+    assert {e["parentOrganizationId"] for e in confirmed} == {parent.organization_id}
+    assert (withdraw["msg"]["address"].lower(), deposit["msg"]["address"].lower()) == (
+        sender.lower(),
+        recipient.lower(),
+    )
+    assert deposit["msg"]["asset"] == {
+        "symbol": "ETH",
+        "name": "Ether",
+        "decimals": "18",
+        "caip19": "eip155:8453/slip44:60",
+        "amount": "99",
+    }
+    assert deposit["msg"]["block"]["number"] == str(receipt["block_number"])
+    assert deposit["msg"]["block"]["hash"] == receipt["block_hash"]
+    assert got[0].headers["X-Turnkey-Event-Type"] == "BALANCE_CONFIRMED_UPDATES"
+    emu.clock.advance(24)
+    finalized = [json.loads(d.body) for d in got[2:]]
+    assert [e["type"] for e in finalized] == ["balances:finalized"] * 2
+    assert len({e["msg"]["idempotencyKey"] for e in confirmed + finalized}) == 4
+    # to an address outside the billing tree: only the withdraw
+    emu.eth_send_transaction(from_=sender, caip2=BASE, calls=[{"to": RECIPIENT, "value": "1"}])
+    emu.clock.advance(36)
+    later = [json.loads(d.body)["msg"]["operation"] for d in got[4:]]
+    assert later == ["withdraw", "withdraw"]  # confirmed, then finalized

@@ -34,15 +34,16 @@ def billing_organization(store: Store, org: Organization) -> Organization:
     return parent if parent is not None else org
 
 
-def subscribed(billing: Organization) -> list[WebhookEndpoint]:
+def subscribed(
+    billing: Organization, event_type: str = SEND_TRANSACTION_STATUS_UPDATES
+) -> list[WebhookEndpoint]:
+    """The billing organization's active endpoints with an active ``event_type``
+    subscription."""
     return [
         endpoint
         for endpoint in billing.webhook_endpoints.values()
         if endpoint.is_active
-        and any(
-            s.is_active and s.event_type == SEND_TRANSACTION_STATUS_UPDATES
-            for s in endpoint.subscriptions
-        )
+        and any(s.is_active and s.event_type == event_type for s in endpoint.subscriptions)
     ]
 
 

@@ -30,7 +30,7 @@ from ..crypto.transactions import TransactionError
 from ..crypto.transactions.ethereum import sign_ethereum_transaction
 from ..crypto.transactions.solana import parse_solana_transaction, sign_solana_transaction
 from ..errors import InvalidArgument, NotFound
-from ..events import send_status
+from ..events import balance_updates, send_status
 from ..models import SentTransaction
 from . import keys
 from .activities import fingerprint
@@ -181,6 +181,7 @@ def record_sent(
     )
     ctx.tx.put(ctx.org.sent_transactions, status_id, sent)
     send_status.note(ctx.world, ctx.tx, ctx.org, sent)
+    balance_updates.note(ctx.world, ctx.tx, ctx.org, sent)
     if tx_hash is not None:
         chains_of(ctx.world).record(network.caip2, (tx_hash, sent, detail))
     return status_id

@@ -1,0 +1,121 @@
+"""``BALANCE_CONFIRMED_UPDATES`` and ``BALANCE_FINALIZED_UPDATES``: the balance changes of the
+transactions the emulator broadcasts, POSTed to the billing organization's subscribed
+endpoints (features/webhooks/overview.mdx, "Balance updates").
+
+An EVM send that lands (``INCLUDED``, not reverted) and moves the native asset is two
+balance changes: a ``withdraw`` of its sender and a ``deposit`` of its recipient, each
+reported when the address is a wallet account of the billing organization or of one of its
+sub-organizations (the docs: not for private key addresses; ``organizationId`` is the
+account's organization). ``balances:confirmed`` goes when the chain includes it,
+``balances:finalized`` two block times later (at once with no block time): the emulator's
+finalization threshold. Only the native asset is reported (the supported assets are the
+native ones), and only EVM chains (the Solana runtime has no blocks to report). The block's
+number, hash and time are read from the chain's receipt.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+
+from ..models import Organization, SentTransaction, WebhookEndpoint
+from ..store import Store
+from ..transaction import Transaction
+from ..world import World
+from .activity_updates import event_id_of
+from .records import Payload
+from .send_status import INCLUDED, billing_organization, subscribed
+
+CONFIRMED = "BALANCE_CONFIRMED_UPDATES"
+FINALIZED = "BALANCE_FINALIZED_UPDATES"
+_TYPES = ((CONFIRMED, "balances:confirmed", 0), (FINALIZED, "balances:finalized", 2))
+
+
+def note(world: World, tx: Transaction, org: Organization, sent: SentTransaction) -> None:
+    """Queue the balance changes of ``sent`` when ``tx`` commits, if any endpoint wants them."""
+    if sent.outcome != INCLUDED or sent.tx_hash is None or not sent.caip2.startswith("eip155:"):
+        return
+    billing = billing_organization(world.store, org)
+    wanted = [(t, name, blocks, subscribed(billing, t)) for t, name, blocks in _TYPES]
+    if any(endpoints for *_, endpoints in wanted):
+        tx.on_commit(functools.partial(_emit, world, billing, sent, wanted))
+
+
+def _emit(
+    world: World,
+    billing: Organization,
+    sent: SentTransaction,
+    wanted: list[tuple[str, str, int, list[WebhookEndpoint]]],
+) -> None:
+    from ..chains import catalog
+    from ..chains.network import chains_of
+
+    receipt = chains_of(world).evm(sent.caip2).receipt(sent.tx_hash)
+    if receipt is None or receipt.status != 1 or not receipt.value or receipt.to is None:
+        return
+    network = catalog.network(sent.caip2)
+    block_ms = int(world.settings.chain_block_time_s * 1000)
+    now_ns = world.clock.now_ns()
+    for operation, address in (("withdraw", receipt.sender), ("deposit", receipt.to)):
+        owner = _account_owner(world.store, billing, address)
+        if owner is None:
+            continue
+        for event_type, type_name, blocks, endpoints in wanted:
+            if not endpoints:
+                continue
+            key = (
+                f"{sent.tx_hash}:{address.lower()}:{operation}:{network.native_caip19}:{type_name}"
+            )
+            event = {
+                "type": type_name,
+                "organizationId": owner.organization_id,
+                "parentOrganizationId": billing.organization_id,
+                "msg": {
+                    "operation": operation,
+                    "caip2": network.caip2,
+                    "txHash": sent.tx_hash,
+                    "address": address,
+                    "idempotencyKey": event_id_of(key),
+                    "asset": {
+                        "symbol": network.native.symbol,
+                        "name": network.native.name,
+                        "decimals": str(network.native.decimals),
+                        "caip19": network.native_caip19,
+                        "amount": str(receipt.value),
+                    },
+                    "block": {
+                        "number": str(receipt.block_number),
+                        "hash": receipt.block_hash,
+                        "timestamp": str(receipt.block_timestamp),
+                    },
+                },
+            }
+            body = json.dumps(event, separators=(",", ":")).encode()
+            world.webhooks.enqueue(
+                event_type,
+                Payload(functools.partial(lambda b: b, body)),
+                now_ns,
+                [
+                    (
+                        e.endpoint_id,
+                        billing.organization_id,
+                        e.url,
+                        event_id_of(f"{e.endpoint_id}:{key}"),
+                    )
+                    for e in endpoints
+                ],
+                due_ns=(sent.included_at_ms + blocks * block_ms) * 1_000_000,
+            )
+
+
+def _account_owner(store: Store, billing: Organization, address: str) -> Organization | None:
+    """The organization of the billing tree holding ``address`` as a wallet account."""
+    for org_id in (billing.organization_id, *billing.sub_organization_ids):
+        org = store.organizations.get(org_id)
+        if org is None:
+            continue
+        for candidate in (address, address.lower()):
+            refs = org.signers.get(candidate)
+            if refs and any(ref.wallet_id is not None for ref in refs):
+                return org
+    return None
