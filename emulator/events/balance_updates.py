@@ -23,8 +23,7 @@ from ..store import Store
 from ..transaction import Transaction
 from ..world import World
 from .activity_updates import event_id_of
-from .records import Payload
-from .send_status import INCLUDED, billing_organization, subscribed
+from .send_status import INCLUDED, billing_organization, enqueue_billing_event, subscribed
 
 CONFIRMED = "BALANCE_CONFIRMED_UPDATES"
 FINALIZED = "BALANCE_FINALIZED_UPDATES"
@@ -55,7 +54,6 @@ def _emit(
         return
     network = catalog.network(sent.caip2)
     block_ms = int(world.settings.chain_block_time_s * 1000)
-    now_ns = world.clock.now_ns()
     for operation, address in (("withdraw", receipt.sender), ("deposit", receipt.to)):
         owner = _account_owner(world.store, billing, address)
         if owner is None:
@@ -91,21 +89,8 @@ def _emit(
                 },
             }
             body = json.dumps(event, separators=(",", ":")).encode()
-            world.webhooks.enqueue(
-                event_type,
-                Payload(functools.partial(lambda b: b, body)),
-                now_ns,
-                [
-                    (
-                        e.endpoint_id,
-                        billing.organization_id,
-                        e.url,
-                        event_id_of(f"{e.endpoint_id}:{key}"),
-                    )
-                    for e in endpoints
-                ],
-                due_ns=(sent.included_at_ms + blocks * block_ms) * 1_000_000,
-            )
+            due_ms = sent.included_at_ms + blocks * block_ms
+            enqueue_billing_event(world, event_type, billing, endpoints, key, body, due_ms)
 
 
 def _account_owner(store: Store, billing: Organization, address: str) -> Organization | None:

@@ -68,28 +68,38 @@ def _emit(
         else None
     )
     activity_id = activity.activity_id if activity is not None else None
-    now_ns = world.clock.now_ns()
     for status, at_ms in (
         (BROADCASTING, sent.submitted_at_ms),
         (sent.outcome, sent.included_at_ms),
     ):
         key = f"{sent.send_transaction_status_id}:{status}"
         body = _body(org, billing, sent, activity_id, status, at_ms, event_id_of(key))
-        world.webhooks.enqueue(
-            SEND_TRANSACTION_STATUS_UPDATES,
-            Payload(functools.partial(lambda b: b, body)),
-            now_ns,
-            [
-                (
-                    e.endpoint_id,
-                    billing.organization_id,
-                    e.url,
-                    event_id_of(f"{e.endpoint_id}:{key}"),
-                )
-                for e in endpoints
-            ],
-            due_ns=at_ms * 1_000_000,
+        enqueue_billing_event(
+            world, SEND_TRANSACTION_STATUS_UPDATES, billing, endpoints, key, body, at_ms
         )
+
+
+def enqueue_billing_event(
+    world: World,
+    event_type: str,
+    billing: Organization,
+    endpoints: list[WebhookEndpoint],
+    key: str,
+    body: bytes,
+    due_ms: int,
+) -> None:
+    """Queue one billing-scoped event (``body``, already rendered) for ``endpoints``, due at
+    ``due_ms`` on the emulator's clock; each endpoint's event id derives from ``key``."""
+    world.webhooks.enqueue(
+        event_type,
+        Payload(lambda: body),
+        world.clock.now_ns(),
+        [
+            (e.endpoint_id, billing.organization_id, e.url, event_id_of(f"{e.endpoint_id}:{key}"))
+            for e in endpoints
+        ],
+        due_ns=due_ms * 1_000_000,
+    )
 
 
 def _body(
