@@ -36,6 +36,9 @@ shape ``{code, message, details, turnkeyErrorCode}``.
   timeMs, headers, status, answer, error}], nextAttemptMs}``; ``events/deliveries.py``);
   ``webhooks/clear``; ``webhooks/run`` ``{synchronous?, timeoutSeconds?}`` → ``{settled,
   synchronous}`` (sets the switch, then waits until no attempt is due).
+* ``rate_limits`` (GET, or POST ``{plan?}``) → ``{plan, plans, ...}``: the documented rate
+  limits enforced (``emulator/ratelimits.py``); POST ``{"plan": "pro"}`` turns them on with
+  fresh buckets, ``{"plan": null}`` off; an unknown plan is a 400 naming the valid ones.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 from .. import jsontext
 from ..codec import camel
 from ..errors import INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED
+from ..ratelimits import BUCKET_SECONDS, ENDPOINT_RPS, PLANS, SUB_ORGANIZATION_RPS, plan_named
 
 if TYPE_CHECKING:
     from ..api import Emulator
@@ -55,7 +59,7 @@ PREFIX = "/emulator/v1/"
 Json = dict[str, Any]
 
 
-READABLE = frozenset({"health", "calls", "outbox", "auth_proxy", "webhooks"})
+READABLE = frozenset({"health", "calls", "outbox", "auth_proxy", "webhooks", "rate_limits"})
 _CODES = {400: INVALID_ARGUMENT, 404: NOT_FOUND, 405: UNIMPLEMENTED, 501: UNIMPLEMENTED}
 
 
@@ -270,6 +274,21 @@ class Control:
         done = webhooks.wait(float(params.get("timeoutSeconds", 10)))
         return {"settled": done, "synchronous": webhooks.synchronous}
 
+    def _rate_limits(self, params: Json) -> Json:
+        settings = self.emulator.settings
+        if "plan" in params:
+            plan = params["plan"]
+            settings.rate_limits = None if plan is None else plan_named(plan).name
+            self.emulator.world.rate_limits = None  # fresh buckets
+        plans = [{"name": p.name, "title": p.title, "rps": p.rps} for p in PLANS.values()]
+        return {
+            "plan": settings.rate_limits,
+            "plans": plans,
+            "bucketSeconds": BUCKET_SECONDS,
+            "subOrganizationRps": SUB_ORGANIZATION_RPS,
+            "endpointRps": dict(ENDPOINT_RPS),
+        }
+
     _ACTIONS = {
         "health": _health,
         "reset": _reset,
@@ -289,6 +308,7 @@ class Control:
         "webhooks": _webhooks,
         "webhooks/clear": _webhooks_clear,
         "webhooks/run": _webhooks_run,
+        "rate_limits": _rate_limits,
     }
 
 
