@@ -135,17 +135,25 @@ class RateLimits:
             scopes.append((("endpoint", root, operation), endpoint_rps))
         return scopes
 
+    def bucket(self, key: tuple[str, ...], rps: int, now_ns: int) -> Bucket:
+        """The bucket of ``key``, refilled to ``now_ns`` (a new one is full)."""
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            bucket = self.buckets[key] = Bucket(rps, now_ns)
+        elif now_ns > bucket.at_ns:
+            bucket.refill(now_ns)
+        return bucket
+
     def admit(self, org: Organization, operation: str, now_ns: int) -> int:
         """Take one request from each bucket, answering the whole requests left in the
         emptiest; raise ``RateLimited`` (taking nothing) when one cannot give it."""
-        buckets = []
-        for key, rps in self.scopes(org, operation):
-            bucket = self.buckets.get(key)
-            if bucket is None:
-                bucket = self.buckets[key] = Bucket(rps, now_ns)
-            else:
-                bucket.refill(now_ns)
-            buckets.append(bucket)
+        if org.parent_id is None and operation not in ENDPOINT_RPS:  # the plan's bucket alone
+            bucket = self.bucket(("plan", org.organization_id), self.plan.rps, now_ns)
+            if bucket.level < NANOS:
+                raise RateLimited()
+            bucket.level -= NANOS
+            return bucket.level // NANOS
+        buckets = [self.bucket(key, rps, now_ns) for key, rps in self.scopes(org, operation)]
         if any(bucket.level < NANOS for bucket in buckets):
             raise RateLimited()
         for bucket in buckets:
