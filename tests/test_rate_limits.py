@@ -235,6 +235,18 @@ def test_a_free_plan_is_tighter_than_an_endpoint():
     assert admitted(lambda: balances(emu)) == 60
 
 
+def test_reset_refills_and_snapshots_leave_the_buckets_alone():
+    emu = limited("free")
+    saved = emu.snapshot()
+    admitted(emu.get_whoami)
+    emu.restore(saved)  # the state's copy: the buckets are not state
+    refused(emu.get_whoami)
+    emu.reset()
+    emu.create_organization("Again")
+    assert emu.settings.rate_limits == "free"
+    assert admitted(emu.get_whoami) == 60
+
+
 # ----- a refused request changes nothing ---------------------------------------------------
 
 

@@ -143,7 +143,9 @@ def test_the_control_plane_reads_and_sets_the_plan():
         assert statuses == [200] * 180 + [429]
         assert requests.post(control, json={"plan": "pro"}, timeout=10).json()["plan"] == "pro"
         assert post_whoami(url, org).status_code == 200  # a plan set again: fresh buckets
-        requests.post(url + "/emulator/v1/clock", json={"advanceSeconds": 60}, timeout=10)
+        assert [post_whoami(url, org).status_code for _ in range(180)][-1] == 429
+        requests.post(url + "/emulator/v1/reset", json={}, timeout=10)  # full buckets again
+        assert post_whoami(url, org).headers["ratelimit-remaining"] == "179"
         assert requests.post(control, json={"plan": None}, timeout=10).json()["plan"] is None
         assert not rate_headers(post_whoami(url, org).headers)
 

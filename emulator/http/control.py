@@ -9,7 +9,7 @@ shape ``{code, message, details, turnkeyErrorCode}``.
 * ``health``: ``{ok, organizationId}``.
 * ``reset``: back to the baseline (for ``serve``: the organization it bootstrapped, so
   the credentials it printed keep working), or a new emulator's state when there is
-  none; answers ``{organizationId}``.
+  none, with full rate-limit buckets; answers ``{organizationId}``.
 * ``snapshot`` → ``{snapshotId}``; ``restore`` ``{snapshotId}``.
 * ``clock`` ``{freezeAtMs?, freeze?, unfreeze?, advanceSeconds?}`` → ``{nowMs, frozen}``.
 * ``calls`` ``{operation?, status?, userId?, organizationId?}`` → ``{calls: [...]}`` (each
@@ -141,6 +141,7 @@ class Control:
         else:
             self.emulator.reset()
         self._snapshots.clear()
+        self.emulator.world.rate_limits = None  # full rate-limit buckets again
         return {"organizationId": self.emulator._first_org_id}
 
     def _snapshot(self, params: Json) -> Json:
