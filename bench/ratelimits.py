@@ -9,7 +9,8 @@ Rows, all called in turn, one call each, so that the machine's load weighs on al
   bucket never runs dry);
 * ``the off check``: what limits off add to a request, the one test
   ``world.settings.rate_limits is not None`` (with the call of the lambda around it, so
-  an upper bound).
+  an upper bound);
+* ``an empty call``: ``lambda: None``, what the call around the check costs by itself.
 
 Run alone: ``python bench/ratelimits.py [--quick]``; it prints each row's median and its
 ratio to the floor.
@@ -41,13 +42,14 @@ def run(quick: bool) -> list[tuple[str, float, float]]:
             off.get_whoami,
             on.get_whoami,
             lambda: settings.rate_limits is not None,
+            lambda: None,
             lambda: on.clock.advance(1.0),  # untimed in the rows: the bucket's refill
         ],
         reps,
         warmup,
     )
     floor = median(samples[0])
-    names = ["get_whoami, limits off", "get_whoami, limits on", "the off check"]
+    names = ["get_whoami, limits off", "get_whoami, limits on", "the off check", "an empty call"]
     return [(name, median(s), median(s) / floor) for name, s in zip(names, samples, strict=False)]
 
 

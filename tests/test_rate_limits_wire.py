@@ -20,7 +20,7 @@ from contextlib import contextmanager
 
 import pytest
 import requests
-from turnkey_sdk_types import GetWhoamiBody, TurnkeyNetworkError
+from turnkey_sdk_types import GetWhoamiBody, TurnkeyErrorCodes, TurnkeyNetworkError
 
 from emulator import Emulator, OrganizationHandle
 from emulator.crypto.stamps import sign_stamp
@@ -161,6 +161,7 @@ def test_the_official_python_sdk_surfaces_the_429_without_retrying():
         with pytest.raises(TurnkeyNetworkError) as caught:
             sdk.get_whoami(GetWhoamiBody())
     assert (caught.value.status_code, str(caught.value)) == (429, MESSAGE)
+    assert caught.value.code == TurnkeyErrorCodes.BAD_RESPONSE
     assert json.loads(caught.value.cause) == BODY_429
     whoamis = emu.world.calls.filter(operation="whoami")
     assert [c.http_status for c in whoamis[-2:]] == [429, 429]  # the facade's, then the SDK's
