@@ -344,3 +344,45 @@ def test_admission_matches_a_token_bucket_model(plan, steps):
                 levels[key] -= 1
             assert left == min(int(levels[key]) for key, _ in scopes)
     target(refusals)  # steer toward sequences that run buckets dry
+
+
+@pytest.fixture(scope="module")
+def tree() -> tuple[Emulator, str, object]:
+    emu = limited("free")
+    sub_id, key = sub_organization(emu, "Sub")
+    return emu, sub_id, key
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    steps=st.lists(
+        st.one_of(
+            st.tuples(st.just("calls"), st.booleans(), st.integers(1, 80)),
+            st.tuples(st.just("advance"), st.integers(0, 70_000)),
+        ),
+        max_size=12,
+    )
+)
+def test_the_facade_admits_exactly_what_the_free_plans_bucket_allows(tree, steps):
+    """Through dispatch: whoami from the parent or its sub-organization, and clock moves in
+    milliseconds; the shared bucket (60, 1 RPS) decides, as an exact model says."""
+    emu, sub_id, key = tree
+    emu.world.rate_limits = None  # full buckets for each example
+    level = Fraction(60)
+    for step in steps:
+        if step[0] == "advance":
+            emu.clock.advance(step[1] / 1000)
+            level = min(Fraction(60), level + Fraction(step[1], 1000))
+            continue
+        _, from_sub, count = step
+        for _ in range(count):
+            try:
+                if from_sub:
+                    emu.get_whoami(organization_id=sub_id, caller=key)
+                else:
+                    emu.get_whoami()
+            except TurnkeyApiError as error:
+                assert error.status == 429 and level < 1
+                continue
+            assert level >= 1
+            level -= 1
