@@ -255,6 +255,7 @@ class Emulator(OperationMethods, Seams, Documents, WireAccess):
             self._world.outbox.clear()
             self._world.webhooks.clear()
             self._world.chains = None  # the embedded chains start afresh on their next use
+            self._world.rate_limits = None  # full rate-limit buckets (``ratelimits.py``)
 
     def organization(self, organization_id: str | None = None) -> OrganizationHandle:
         """The handle of an organization made by ``create_organization`` (the first one by

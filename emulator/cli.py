@@ -4,7 +4,8 @@ The first line on stdout is one JSON object with ``baseUrl``,
 ``organizationId``, ``userId``, ``apiPublicKey`` and ``apiPrivateKey`` (the
 credentials of the root user, so that a client can talk to the server), and
 the enclave's ``signerPublicKey``, ``notarizerPublicKey``, ``tlsFetcherPublicKey`` and
-``tlsFetcherEncryptPublicKey`` (uncompressed P-256 hex) for the SDKs' key overrides.
+``tlsFetcherEncryptPublicKey`` (uncompressed P-256 hex) for the SDKs' key overrides, and
+``rateLimits``, the plan whose documented rate limits ``--rate-limits`` enforces (or null).
 
 In memory by default. ``--state PATH`` keeps everything in a SQLite file
 (``state/persistence.py``, ``state/journal.py``): each committed change is
@@ -42,6 +43,7 @@ from .http.auth_proxy import PREFIX as AUTH_PROXY_PREFIX
 from .http.control import Control
 from .http.options import MIB, WireOptions
 from .http.server import StartupError, make_api_server
+from .ratelimits import PLANS, plan_named
 from .state.journal import Journal
 from .state.persistence import SYNC_MODES, StateFile
 
@@ -83,6 +85,14 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         default=600.0,
         help="seconds an activity's timestampMs may be off the clock (0 turns the check off)",
+    )
+    serve.add_argument(
+        "--rate-limits",
+        type=_plan,
+        metavar="PLAN",
+        help="enforce the documented rate limits of this plan: "
+        + ", ".join(PLANS)
+        + " (default: none; docs/rate-limits.md)",
     )
     proxy = serve.add_argument_group("Auth Proxy (served under <baseUrl>/authproxy)")
     proxy.add_argument(
@@ -169,6 +179,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _plan(name: str) -> str:
+    try:
+        return plan_named(name).name
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def wire_options(args: argparse.Namespace) -> WireOptions:
     """The server's limits and access rules from the command line (``ValueError`` if bad)."""
     return WireOptions(
@@ -203,6 +220,8 @@ def chain_rpc_urls(values: list[str] | None) -> dict[str, str]:
 def _configure_chains(emulator: Emulator, args: argparse.Namespace) -> None:
     emulator.settings.chain_rpc_urls.update(chain_rpc_urls(getattr(args, "chain_rpc", None)))
     emulator.settings.chain_block_time_s = getattr(args, "chain_block_time", 0.0) or 0.0
+    if getattr(args, "rate_limits", None):  # else a state file's own setting stays
+        emulator.settings.rate_limits = args.rate_limits
 
 
 def _start(args: argparse.Namespace) -> tuple[Emulator, OrganizationHandle, Journal | None]:
@@ -285,6 +304,7 @@ def serve(args: argparse.Namespace) -> int:
                 "dashboardUrl": dashboard_url(server.base_url, options.control_token),
                 "authProxyUrl": server.base_url + AUTH_PROXY_PREFIX if proxy_config else None,
                 "authProxyConfigId": proxy_config.config_id if proxy_config else None,
+                "rateLimits": emulator.settings.rate_limits,
             }
         ),
         flush=True,

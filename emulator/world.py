@@ -92,6 +92,15 @@ class Settings:
     # exact value is not public) and lifetime in seconds ("short-lived"; not documented).
     oauth2_issuer: str = "https://api.turnkey.com"
     oauth2_token_lifetime_s: int = 600
+    # The documented API rate limits of this plan (``ratelimits.py``, docs/rate-limits.md):
+    # "free", "pay-as-you-go", "pro" or "enterprise"; ``None`` (the default) counts nothing.
+    rate_limits: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.rate_limits is not None:
+            from .ratelimits import plan_named
+
+            self.rate_limits = plan_named(self.rate_limits).name
 
 
 @dataclass(frozen=True)
@@ -148,6 +157,9 @@ class World:
     # Called with what each transaction touched as it commits, under the lock and before the
     # commit is final (the durable journal of ``serve --state``, ``state/journal.py``).
     commit_hook: Callable[[list], None] | None = None
+    # The rate-limit buckets under ``settings.rate_limits`` (``ratelimits.py``), made on the
+    # first request counted: observations, not state; checkpoints and snapshots leave them be.
+    rate_limits: Any = None
     # Counts the rollbacks to a checkpoint: changes made behind the transactions' backs
     # (the durable journal then writes the whole state again).
     generation: int = 0
