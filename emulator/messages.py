@@ -408,6 +408,13 @@ MALFORMED_WEBAUTHN_STAMP = "could not extract webauthn stamp"
 BAD_WEBAUTHN_SIGNATURE = "could not verify WebAuthN signature"
 
 
+# errors.mdx's text, for a passkey login (``stamp_login``) to a parent organization whose
+# credential is in more than one of its sub-organizations.
+CREDENTIAL_IN_SEVERAL_SUB_ORGANIZATIONS = "more than one suborg associated with a credential ID"
+# errors.mdx's text for an e-mail domain that cannot be reached.
+EMAIL_UNREACHABLE = "could not reach email"
+
+
 def webauthn_authenticator_not_found(
     organization_id: str, credential_id: str, *, has_parent: bool
 ) -> str:
