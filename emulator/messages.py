@@ -24,13 +24,15 @@ def validation_message(fields: list[str]) -> str:
     return f"{INVALID_REQUEST} (fieldViolations: {', '.join(fields)})"
 
 
-def timestamp_outside_window(timestamp_ms: int, now_ms: int, window_s: float) -> str:
+def timestamp_outside_window(
+    timestamp_ms: int, now_ms: int, window_s: float, future_s: float
+) -> str:
     drift_s = (timestamp_ms - now_ms) / 1000
     direction = "ahead of" if drift_s > 0 else "behind"
     return (
         f"request timestamp is outside the allowed window: timestampMs={timestamp_ms} is "
         f"{abs(drift_s):.3f}s {direction} the server clock (now={now_ms}); "
-        f"requests must be within {window_s:g}s"
+        f"requests must be at most {window_s:g}s old and {future_s:g}s ahead"
     )
 
 

@@ -19,16 +19,21 @@ from .testing.faults import Faults
 from .testing.outbox import Outbox
 from .transaction import Transaction
 
-DEFAULT_TIMESTAMP_WINDOW_S = 600.0
+# reference/faq.mdx: request timestamps must be "less than an hour old, and up to 5 minutes
+# in the future".
+DEFAULT_TIMESTAMP_WINDOW_S = 3600.0
+DEFAULT_TIMESTAMP_FUTURE_S = 300.0
 
 
 @dataclass
 class Settings:
     """Knobs of the emulator (the real service's values by default)."""
 
-    # How far ``timestampMs`` of an activity may be from the emulator's clock,
-    # either way, in seconds; ``None`` turns the liveness check off.
+    # How old ``timestampMs`` of an activity may be on the emulator's clock, in seconds;
+    # ``None`` turns the liveness check off. It may be ahead of the clock by at most
+    # ``timestamp_future_s`` (and never more than ``timestamp_window_s``).
     timestamp_window_s: float | None = DEFAULT_TIMESTAMP_WINDOW_S
+    timestamp_future_s: float = DEFAULT_TIMESTAMP_FUTURE_S
     max_users_per_organization: int = 100
     max_api_keys_per_user: int = 10
     max_authenticators_per_user: int = 10
