@@ -75,12 +75,13 @@ class Settings:
     # on an embedded chain (its block time); 0 reports the outcome at once.
     chain_block_time_s: float = 0.0
     # The gas station (features/transaction-management/broadcasting/gas-sponsorship): USD
-    # limits over a rolling window (Pay-as-you-go: $10 a month), and the prices used to value
+    # limits over a rolling window (reference/faq.mdx: Pro, "up to $50/day"; the concept
+    # page's Enterprise plan is unlimited with configurable windows), and the prices used to value
     # sponsored fees in USD, per native asset symbol.
     gas_sponsorship_enabled: bool = True
-    gas_window_minutes: int = 43200
-    gas_org_window_limit_usd: str = "10"
-    gas_sub_org_window_limit_usd: str = "10"
+    gas_window_minutes: int = 1440
+    gas_org_window_limit_usd: str = "50"
+    gas_sub_org_window_limit_usd: str = "50"
     native_usd_prices: dict[str, str] = field(
         default_factory=lambda: {
             "ETH": "3000",
