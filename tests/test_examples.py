@@ -10,6 +10,7 @@ stdin as they appear. Without node, npm or the registry, the tests skip, saying 
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -41,7 +42,9 @@ def node() -> str:
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         pytest.skip("node and npm are needed to run the mirrored examples")
-    npm_ci_or_skip(npm, EXAMPLES, EXAMPLES / "node_modules" / "@turnkey" / "sdk-server")
+    with open(EXAMPLES / ".install.lock", "w") as lock:  # one install across xdist workers
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        npm_ci_or_skip(npm, EXAMPLES, EXAMPLES / "node_modules" / "@turnkey" / "sdk-server")
     return node
 
 
