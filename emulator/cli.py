@@ -83,8 +83,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--timestamp-window",
         type=float,
-        default=600.0,
-        help="seconds an activity's timestampMs may be off the clock (0 turns the check off)",
+        default=3600.0,
+        help="seconds old an activity's timestampMs may be (0 turns the check off; it may be"
+        " at most 300 s ahead)",
     )
     serve.add_argument(
         "--rate-limits",
