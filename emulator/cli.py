@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -43,6 +42,7 @@ from .http.control import Control
 from .http.options import MIB, WireOptions
 from .http.server import StartupError, make_api_server
 from .state.journal import Journal
+from .state.opening import is_new
 from .state.persistence import SYNC_MODES, StateFile
 
 
@@ -210,12 +210,18 @@ def _start(args: argparse.Namespace) -> tuple[Emulator, OrganizationHandle, Jour
     ``--state``, the journal that writes every commit to the file, attached."""
     chain_rpc_urls(getattr(args, "chain_rpc", None))  # refuse a bad option before anything
     window = args.timestamp_window or None
-    if args.state and os.path.lexists(args.state):
-        state = StateFile.open(args.state, sync=args.sync)
-        try:
+    if args.state and not is_new(args.state):  # a -wal without its file is refused there
+
+        def load(document: dict) -> Emulator:  # on a private copy: a refusal changes nothing
             emulator = Emulator.from_document(
-                state.read(), exact_order=False, timestamp_window_s=window
+                document, exact_order=False, timestamp_window_s=window
             )
+            emulator.organization()
+            return emulator
+
+        state = StateFile.open(args.state, sync=args.sync, load=load)
+        try:
+            emulator = state.loaded
             org = emulator.organization()
             _configure_chains(emulator, args)
         except BaseException:
