@@ -109,6 +109,12 @@ def check_wal_header(path: str) -> None:
         raise StateFileError(f"{side}: not a SQLite write-ahead log")
     if _checksum(header[:24], big_endian=magic & 1 == 1) != struct.unpack(">II", header[24:]):
         raise StateFileError(f"{side}: the write-ahead log's header is damaged")
+    (page_size,) = struct.unpack(">I", header[8:12])
+    size = os.path.getsize(side)
+    if (size - 32) % (page_size + 24):  # SQLite writes whole frames
+        raise StateFileError(
+            f"{side}: the write-ahead log is truncated ({size} bytes, not a whole number of frames)"
+        )
 
 
 def _checksum(data: bytes, *, big_endian: bool) -> tuple[int, int]:
@@ -119,6 +125,18 @@ def _checksum(data: bytes, *, big_endian: bool) -> tuple[int, int]:
         s0 = (s0 + words[i] + s1) & 0xFFFFFFFF
         s1 = (s1 + words[i + 1] + s0) & 0xFFFFFFFF
     return s0, s1
+
+
+def check_size(path: str, header: bytes) -> None:
+    """A database is a whole number of pages (the page size from its 100-byte header)."""
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    size = os.path.getsize(path)
+    if page_size < 512 or page_size & (page_size - 1) or size % page_size:
+        raise StateFileError(
+            f"{path}: truncated or damaged ({size} bytes, not a whole number of"
+            f" {page_size}-byte pages)"
+        )
 
 
 def wal_frames(path: str, page_size: int) -> int:

@@ -237,6 +237,7 @@ def _check_header(path: str) -> None:
         raise StateFileError(f"{path}: not a SQLite file, so not a state file")
     if len(header) < 100:
         raise StateFileError(f"{path}: truncated (shorter than a SQLite header)")
+    opening.check_size(path, header)
 
 
 def _build(temporary: str, text: str) -> str:
