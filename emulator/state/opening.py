@@ -192,7 +192,7 @@ def replace_by_upgrade(path: str, upgraded: str) -> None:
         return
     os.replace(upgraded, path + UPGRADED)
     fsync_directory(path)
-    for suffix in (WAL, SHM):
+    for suffix in (SHM, WAL):  # the -shm first: a -shm alone would be refused
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path + suffix)
     fsync_directory(path)

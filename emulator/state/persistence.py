@@ -30,6 +30,7 @@ holds secrets of the emulated world, so it is readable by its owner only.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import sqlite3
@@ -40,6 +41,7 @@ from typing import Any
 from .. import jsontext
 from . import opening
 from .document import FORMAT
+from .document import load as load_document
 from .opening import StateFileError
 from .records import DocumentError
 from .replay import Replay
@@ -154,6 +156,7 @@ class StateFile:
         with self._lock:
             try:
                 (text,) = self._db.execute("SELECT document FROM base WHERE id = 1").fetchone()
+                _check_digest(self._db, text)
                 base = jsontext.loads(text)
                 replay = Replay(base)
                 self.base_bytes, self.journal_bytes = len(text), 0
@@ -195,6 +198,7 @@ class StateFile:
                 self._db.execute(
                     "UPDATE base SET document = ?, through = ? WHERE id = 1", (text, through)
                 )
+                self._db.execute(_SET_DIGEST, (_digest(text),))
                 self._db.execute("DELETE FROM journal WHERE seq <= ?", (through,))
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -217,6 +221,22 @@ class StateFile:
 
     def __repr__(self) -> str:
         return f"StateFile({self.path!r})"
+
+
+# The SHA-256 of the base document, beside it: SQLite keeps no checksum of its pages, and a
+# damaged page inside a JSON string still reads as JSON. (A file without it, from before
+# it was kept, is read without the check; its next compaction writes it.)
+_SET_DIGEST = "INSERT OR REPLACE INTO meta (key, value) VALUES ('baseSha256', ?)"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _check_digest(db: sqlite3.Connection, text: str) -> None:
+    row = db.execute("SELECT value FROM meta WHERE key = 'baseSha256'").fetchone()
+    if row is not None and row[0] != _digest(text):
+        raise DocumentError("the base document is damaged (its SHA-256 differs)")
 
 
 # The emulator's own values (JSON already, no cycles): the checks cost without finding.
@@ -257,6 +277,7 @@ def _build(temporary: str, text: str) -> str:
                 [("format", FORMAT), ("version", str(VERSION))],
             )
             db.execute("INSERT INTO base (id, document, through) VALUES (1, ?, 0)", (text,))
+            db.execute(_SET_DIGEST, (_digest(text),))
             db.execute("COMMIT")
         finally:
             db.close()
@@ -292,10 +313,9 @@ def _inspect(path: str, load: Callable[[Json], Any] | None) -> tuple[int, Json, 
     try:
         if load is not None:
             return version, document, load(document)
-        if version == 1:  # about to be rewritten: every record checked first
-            from .document import load as load_document
-
-            load_document(document)
+        # Every record checked (a damaged page can still read as JSON); the caller's
+        # ``load`` does that itself.
+        load_document(document, exact_order=False)
     except (ValueError, TypeError) as exc:
         raise StateFileError(f"{path}: its state cannot be read ({_one_line(exc)})") from None
     return version, document, None
@@ -398,11 +418,16 @@ def _upgrade(path: str, document: Json) -> None:
 
 def _finish_upgrade(path: str) -> None:
     """An upgrade interrupted after the old log was removed: its whole copy takes the old
-    database's place (only over a database of the first layout)."""
+    database's place (a database of the first layout, or one that cannot be read without
+    the log it lost; never a whole state file of this layout)."""
     waiting = opening.pending_upgrade(path)
     if waiting is None:
         return
-    if _inspect(path, None)[0] != 1 or _inspect(waiting, None)[0] != VERSION:
+    try:
+        version = _inspect(path, None)[0]
+    except StateFileError:
+        version = 1  # the old database, behind the log it lost
+    if version != 1 or _inspect(waiting, None)[0] != VERSION:
         raise StateFileError(f"{path}: a leftover {waiting} is beside it; move one of them away")
     os.replace(waiting, path)
     opening.fsync_directory(path)
