@@ -114,7 +114,7 @@ class _Mark:
         pass
 
 
-@dataclass
+@dataclass(repr=False)
 class World:
     clock: Clock = field(default_factory=Clock)
     ids: IdSource = field(default_factory=IdSource)
@@ -154,6 +154,12 @@ class World:
     # Counts committed transactions: with ``generation`` and the store's identity, what a
     # watcher (the dashboard's live view) compares to see that the state changed.
     commits: int = 0
+
+    def __repr__(self) -> str:  # what it holds is secret or large: counts only
+        return (
+            f"World(organizations={len(self.store.organizations)},"
+            f" generation={self.generation}, {self.clock!r})"
+        )
 
     def __post_init__(self) -> None:
         self.webhooks.bind(self)
