@@ -65,7 +65,8 @@ class Settings:
     # instead of in the background: deterministic tests.
     webhook_synchronous: bool = False
     # Chains (``emulator/chains``): CAIP-2 id -> a node's JSON-RPC URL; the others are embedded.
-    chain_rpc_urls: dict[str, str] = field(default_factory=dict)
+    # (Out of the repr: a provider's URL often carries its API key.)
+    chain_rpc_urls: dict[str, str] = field(default_factory=dict, repr=False)
     # Seconds on the emulator's clock between a broadcast and its INCLUDED (or FAILED) status
     # on an embedded chain (its block time); 0 reports the outcome at once.
     chain_block_time_s: float = 0.0

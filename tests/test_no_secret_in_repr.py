@@ -436,3 +436,15 @@ def test_an_organization_store_and_world_with_an_otp_in_flight_hide_its_code(wor
     org = emu.world.store.organizations[emu.organization().organization_id]
     for obj in (org, emu.world.store, emu.world, emu):
         assert code not in repr(obj) and code not in str(obj)
+
+
+def test_configuration_reprs_hide_its_credentials():
+    """The control token (a bearer credential) and node URLs (a provider's often carries its
+    API key) are in no repr of the settings or the wire options."""
+    from emulator.http.options import WireOptions
+
+    token, url = "control-" + random.token_hex(16), "https://eth.example/v2/" + random.token_hex(16)
+    settings = Settings(chain_rpc_urls={"eip155:1": url})
+    options = WireOptions(control_token=token, bound_host="0.0.0.0")
+    for obj in (settings, options):
+        assert token not in repr(obj) + str(obj) and url not in repr(obj) + str(obj)
