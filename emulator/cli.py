@@ -11,8 +11,9 @@ In memory by default. ``--state PATH`` keeps everything in a SQLite file
 written to its journal, only what it changed, before it is answered (and
 fsynced with ``--sync full``), and a restart comes back with the same
 organization, root key and everything else. Only a path where nothing exists
-starts a new world: a file that is not a whole state file of ours is refused
-(exit status 2), never replaced. Control endpoints (``/emulator/v1/...``) are
+(nor its ``-wal`` or ``-shm``) starts a new world: a file that is not a whole state
+file of ours is refused (exit status 2), and not one byte of it changes
+(``docs/state-files.md``). Control endpoints (``/emulator/v1/...``) are
 served too,
 to this machine only (a token is required when binding beyond loopback), and
 ``/emulator/v1/reset`` goes back to the bootstrapped organization. The dashboard

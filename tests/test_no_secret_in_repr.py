@@ -90,6 +90,7 @@ def build(tmp_path) -> tuple[Emulator, dict[str, Any], list[str]]:
     )
     state = StateFile.create(tmp_path / "state.sqlite", emu.to_document())
     Journal(emu, state, compact_every=10**9).attach()  # the server's journal, as --state
+    emu.checkpoint()  # as the pytest plugin does: every commit keeps its undo steps
     found: dict[str, Any] = {
         "root API private key": _hex(org.api_private_key),
         **{f"enclave {r}": s for r, s in emu.enclave.secrets().items()},

@@ -18,13 +18,15 @@ power cut too, at an fsync per write (about 0.4 ms on the benchmark machine, mor
 than the request itself; see ``bench/durability.py``). The emulator is a test double:
 the failure its users meet is a killed process, so the default is ``normal``.
 
-A file of the first layout (version 1: one row holding the whole document) is
-upgraded in place, in one SQLite transaction. A file that cannot be read as ours
-(empty, truncated, corrupt, another program's SQLite file, not SQLite at all, or a
-newer version) is refused with a ``StateFileError`` naming the reason, and never
-written: only a path where nothing
-exists yet gets a new file, made beside it and linked into place complete. The file
-holds secrets of the emulated world, so it is readable by its owner only.
+Opening (``docs/state-files.md``, ``state/opening.py``): the file and its log are read
+whole on a private copy first, so that a file that cannot be read as ours (empty,
+truncated, damaged, foreign, a log without its database or of another one, a newer
+version, read-only) is refused with a one-line ``StateFileError`` and not one byte of it,
+its ``-wal`` or ``-shm`` changes. Only a path where none of the three exists gets a new
+file, made beside it and linked into place complete. A file of the first layout (version
+1: one row holding the whole document) is checked whole, then upgraded into a copy that
+replaces it once it reads back whole. The file holds secrets of the emulated world, so it
+is readable by its owner only.
 """
 
 from __future__ import annotations
