@@ -136,6 +136,26 @@ def build(tmp_path) -> tuple[Emulator, dict[str, Any], list[str]]:
         address_formats=["ADDRESS_FORMAT_ETHEREUM"],
     )
     found["imported private key"] = key
+    # imports of near-secrets refused: the answer must not echo what the bundle held
+    words = mnemonic.split()
+    near = " ".join([*words[:-1], "zoo" if words[-1] != "zoo" else "abandon"])  # bad checksum
+    init = emu.init_import_wallet(user_id=org.user_id)["importBundle"]
+    refused(
+        emu.import_wallet,
+        user_id=org.user_id,
+        wallet_name="near",
+        encrypted_bundle=sealed_for_import(emu, org, init, near.encode()),
+        accounts=[],
+    )
+    init = emu.init_import_private_key(user_id=org.user_id)["importBundle"]
+    refused(
+        emu.import_private_key,
+        user_id=org.user_id,
+        private_key_name="near key",
+        encrypted_bundle=sealed_for_import(emu, org, init, key + b"\x00"),
+        curve="CURVE_SECP256K1",
+        address_formats=["ADDRESS_FORMAT_ETHEREUM"],
+    )
     emu.init_import_private_key(user_id=org.user_id)  # a pending import target, too
 
     # OTPs: one used (otp_auth), one in flight; a wrong code refused
@@ -373,7 +393,7 @@ def test_the_world_holds_one_of_each_secret(world):
     otps = emu.world.store.organizations[org.organization_id].otps
     assert found["OTP code in flight"] in {o.code for o in otps.values() if not o.used}
     assert emu.backdoor.mnemonic(next(iter(emu.world.store.vault.wallets))) == found["mnemonic"]
-    assert len(errors) == 6
+    assert len(errors) == 10
 
 
 def test_no_reachable_object_shows_a_secret_in_its_repr_or_str(world):

@@ -163,8 +163,17 @@ def fingerprint(path: str) -> tuple:
 
 @contextlib.contextmanager
 def private_copy(path: str) -> Iterator[str]:
-    """A copy of the database and its log in a private temporary folder, removed after."""
-    folder = tempfile.mkdtemp(prefix="emulator-state-check-")
+    """A copy of the database and its log in a private temporary folder, removed after.
+
+    The folder is made beside the file (the same disk, and not a memory-backed ``/tmp``:
+    the file may be large), mode 0700 (the copy holds the world's secrets); in the system's
+    temporary folder when the file's own is not writable."""
+    try:
+        folder = tempfile.mkdtemp(
+            prefix=f".{os.path.basename(path)}.check-", dir=os.path.dirname(os.path.abspath(path))
+        )
+    except OSError:
+        folder = tempfile.mkdtemp(prefix="emulator-state-check-")
     try:
         copy = os.path.join(folder, "state.sqlite")
         try:
