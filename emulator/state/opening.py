@@ -148,6 +148,22 @@ def wal_frames(path: str, page_size: int) -> int:
     return max(0, (size - 32) // (page_size + 24))
 
 
+def wal_tail_uncommitted(path: str, page_size: int, frames: int) -> bool:
+    """Whether the log's frames after the first ``frames`` hold no commit of the log's
+    present run: an interrupted write (never acknowledged) or an earlier run's leftovers."""
+    with open(path + WAL, "rb") as file:
+        salts = file.read(32)[16:24]
+        offset = 32 + frames * (page_size + 24)
+        while True:
+            file.seek(offset)
+            header = file.read(24)
+            if len(header) < 24:
+                return True
+            if header[8:16] == salts and int.from_bytes(header[4:8], "big") != 0:
+                return False  # a commit of this run that SQLite could not read
+            offset += page_size + 24
+
+
 def fingerprint(path: str) -> tuple:
     """What would show that the database or its log changed (size and times)."""
     marks = []

@@ -126,10 +126,10 @@ class StateFile:
         before = opening.fingerprint(path)
         version, document, loaded = _inspect(path, load)
         opening.check_writable(path)
+        if opening.fingerprint(path) != before:
+            raise StateFileError(f"{path}: it changed while it was being checked (another server?)")
         if version == 1:
             _upgrade(path, document)
-        elif opening.fingerprint(path) != before:
-            raise StateFileError(f"{path}: it changed while it was being checked (another server?)")
         try:
             db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as exc:
@@ -333,27 +333,11 @@ def _check_pages(path: str, db: sqlite3.Connection) -> None:
     (_, frames, _) = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
     frames = max(frames, 0)
     whole = opening.wal_frames(path, page_size)
-    if frames < whole and not _tail_uncommitted(path, page_size, frames):
+    if frames < whole and not opening.wal_tail_uncommitted(path, page_size, frames):
         raise StateFileError(
             f"{path}: its write-ahead log ({opening.WAL}) is damaged or not this database's:"
             f" SQLite can read {frames} of its {whole} pages"
         )
-
-
-def _tail_uncommitted(path: str, page_size: int, frames: int) -> bool:
-    """Whether the log's frames after the first ``frames`` hold no commit of the log's
-    present run: an interrupted write (never acknowledged) or an earlier run's leftovers."""
-    with open(path + opening.WAL, "rb") as file:
-        salts = file.read(32)[16:24]
-        offset = 32 + frames * (page_size + 24)
-        while True:
-            file.seek(offset)
-            header = file.read(24)
-            if len(header) < 24:
-                return True
-            if header[8:16] == salts and int.from_bytes(header[4:8], "big") != 0:
-                return False  # a commit of this run that SQLite could not read
-            offset += page_size + 24
 
 
 def _layout_version(path: str, db: sqlite3.Connection) -> int:
