@@ -94,6 +94,7 @@ def build(tmp_path) -> tuple[Emulator, dict[str, Any], list[str]]:
     found: dict[str, Any] = {
         "root API private key": _hex(org.api_private_key),
         **{f"enclave {r}": s for r, s in emu.enclave.secrets().items()},
+        "id stream keys": [emu.world.ids._ids_key, emu.world.ids._secrets_key],
     }
     errors: list[str] = []
 
