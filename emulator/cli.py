@@ -12,8 +12,9 @@ In memory by default. ``--state PATH`` keeps everything in a SQLite file
 written to its journal, only what it changed, before it is answered (and
 fsynced with ``--sync full``), and a restart comes back with the same
 organization, root key and everything else. Only a path where nothing exists
-starts a new world: a file that is not a whole state file of ours is refused
-(exit status 2), never replaced. Control endpoints (``/emulator/v1/...``) are
+(nor its ``-wal`` or ``-shm``) starts a new world: a file that is not a whole state
+file of ours is refused (exit status 2), and not one byte of it changes
+(``docs/state-files.md``). Control endpoints (``/emulator/v1/...``) are
 served too,
 to this machine only (a token is required when binding beyond loopback), and
 ``/emulator/v1/reset`` goes back to the bootstrapped organization. The dashboard
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -45,6 +45,7 @@ from .http.options import MIB, WireOptions
 from .http.server import StartupError, make_api_server
 from .ratelimits import PLANS, plan_named
 from .state.journal import Journal
+from .state.opening import is_new
 from .state.persistence import SYNC_MODES, StateFile
 
 
@@ -230,12 +231,18 @@ def _start(args: argparse.Namespace) -> tuple[Emulator, OrganizationHandle, Jour
     ``--state``, the journal that writes every commit to the file, attached."""
     chain_rpc_urls(getattr(args, "chain_rpc", None))  # refuse a bad option before anything
     window = args.timestamp_window or None
-    if args.state and os.path.lexists(args.state):
-        state = StateFile.open(args.state, sync=args.sync)
-        try:
+    if args.state and not is_new(args.state):  # a -wal without its file is refused there
+
+        def load(document: dict) -> Emulator:  # on a private copy: a refusal changes nothing
             emulator = Emulator.from_document(
-                state.read(), exact_order=False, timestamp_window_s=window
+                document, exact_order=False, timestamp_window_s=window
             )
+            emulator.organization()
+            return emulator
+
+        state = StateFile.open(args.state, sync=args.sync, load=load)
+        try:
+            emulator = state.loaded
             org = emulator.organization()
             _configure_chains(emulator, args)
         except BaseException:

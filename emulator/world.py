@@ -70,7 +70,8 @@ class Settings:
     # instead of in the background: deterministic tests.
     webhook_synchronous: bool = False
     # Chains (``emulator/chains``): CAIP-2 id -> a node's JSON-RPC URL; the others are embedded.
-    chain_rpc_urls: dict[str, str] = field(default_factory=dict)
+    # (Out of the repr: a provider's URL often carries its API key.)
+    chain_rpc_urls: dict[str, str] = field(default_factory=dict, repr=False)
     # Seconds on the emulator's clock between a broadcast and its INCLUDED (or FAILED) status
     # on an embedded chain (its block time); 0 reports the outcome at once.
     chain_block_time_s: float = 0.0
@@ -129,7 +130,7 @@ class _Mark:
         pass
 
 
-@dataclass
+@dataclass(repr=False)
 class World:
     clock: Clock = field(default_factory=Clock)
     ids: IdSource = field(default_factory=IdSource)
@@ -172,6 +173,12 @@ class World:
     # Counts committed transactions: with ``generation`` and the store's identity, what a
     # watcher (the dashboard's live view) compares to see that the state changed.
     commits: int = 0
+
+    def __repr__(self) -> str:  # what it holds is secret or large: counts only
+        return (
+            f"World(organizations={len(self.store.organizations)},"
+            f" generation={self.generation}, {self.clock!r})"
+        )
 
     def __post_init__(self) -> None:
         self.webhooks.bind(self)
