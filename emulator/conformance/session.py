@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from turnkey_api_key_stamper import ApiKeyStamper, ApiKeyStamperConfig
@@ -154,7 +155,7 @@ class Session:
             if error.status_code is None:
                 raise
             return Answer(error.status_code, _json_of(error.cause))
-        return Answer(200, payload if isinstance(payload, dict) else {"value": payload})
+        return Answer(200, _plain(payload) if isinstance(payload, dict) else {"value": payload})
 
     def ok(self, operation: str, body: Any, client: Any = None) -> Answer:
         """``call``, expecting HTTP 200 and (for an activity) a completed activity."""
@@ -218,6 +219,17 @@ class Session:
             else:
                 outcomes.append((kind, answer.brief()))
         return outcomes
+
+
+def _plain(value: Any) -> Any:
+    """JSON values only: the SDK's polled activity holds its enums as ``Enum`` members."""
+    if isinstance(value, Enum):
+        return _plain(value.value)
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _json_of(text: Any) -> Json:
