@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -397,3 +398,66 @@ def test_cleanup_never_deletes_what_was_there_before(served):
     assert session.cleanup(before) == []
     assert theirs.walletId in session.inventory()["wallet"]
     sdk.delete_wallets(DeleteWalletsBody(walletIds=[theirs.walletId], deleteWithoutExport=True))
+
+
+def test_sigterm_stops_the_command_which_still_deletes_what_it_made(served):
+    """The real command as a process: stopped by SIGTERM after the import, it reports the
+    interruption, deletes the wallet and exits 1."""
+    before = names_in(served)
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "emulator", "conformance",
+            "--base-url", served["baseUrl"],
+            "--organization-id", served["organizationId"],
+            "--api-public-key", served["apiPublicKey"],
+            "--api-private-key", served["apiPrivateKey"],
+            "--signer-public-key", served["signerPublicKey"],
+            "--max-examples", "200",
+            "--prefix", "conf-stopped",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    assert process.stdout is not None
+    lines = []
+    for line in process.stdout:
+        lines.append(line.rstrip("\n"))
+        if line.startswith("PASS import.wallet_known_addresses"):
+            process.send_signal(signal.SIGTERM)
+            break
+    rest, _ = process.communicate(timeout=120)
+    lines += rest.splitlines()
+    assert process.returncode == 1
+    assert "FAIL run: expected every check to run got interrupted; cleaning up" in lines
+    assert "PASS cleanup.delete_wallet" in lines
+    assert "PASS cleanup.organization_unchanged" in lines
+    assert re.fullmatch(r"\d+ passed, 1 failed", lines[-1])
+    assert names_in(served) == before
+
+
+def test_cleanup_claims_what_an_interrupted_request_made(served):
+    """A wallet named with the run's prefix that the ledger never heard of (its answer was
+    lost to an interruption) is new since the inventory: deleted too."""
+    sdk = root_client(served)
+    session = Session(
+        served["baseUrl"],
+        served["organizationId"],
+        served["apiPublicKey"],
+        served["apiPrivateKey"],
+        prefix="conf-stray",
+        signer_public_key=served["signerPublicKey"],
+        max_examples=1,
+    )
+    before = session.inventory()
+    ethereum = v1WalletAccountParams(
+        curve="CURVE_SECP256K1",
+        pathFormat="PATH_FORMAT_BIP32",
+        path="m/44'/60'/0'/0/0",
+        addressFormat="ADDRESS_FORMAT_ETHEREUM",
+    )
+    stray = sdk.create_wallet(CreateWalletBody(walletName="conf-stray-lost", accounts=[ethereum]))
+    other = sdk.create_wallet(CreateWalletBody(walletName="conf-strayish", accounts=[ethereum]))
+    assert session.cleanup(before) == [("wallet", None)]
+    left = session.inventory()["wallet"]
+    assert stray.walletId not in left and other.walletId in left  # "conf-stray-" only

@@ -12,8 +12,12 @@ optional dependencies are missing and answer with a clear error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import secrets
+import signal
+import threading
+from collections.abc import Iterator
 
 #: The production enclave's signer key, as Turnkey's SDKs pin it (``@turnkey/crypto``
 #: ``PRODUCTION_SIGNER_SIGN_PUBLIC_KEY``); ``serve`` prints the emulator's own.
@@ -70,6 +74,24 @@ def default_prefix() -> str:
     return f"conformance-{secrets.token_hex(4)}"
 
 
+@contextlib.contextmanager
+def _interrupt_on_sigterm() -> Iterator[None]:
+    """While the run goes, a SIGTERM stops it as Ctrl-C does, so it still deletes what it
+    made; the previous handler comes back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(args: argparse.Namespace) -> int:
     """Run the suite from parsed arguments: 0 when every check passes, 1 otherwise, 2 when
     it cannot run."""
@@ -87,13 +109,14 @@ def main(args: argparse.Namespace) -> int:
         return 2
     from .runner import run
 
-    return run(
-        base_url=args.base_url,
-        organization_id=args.organization_id,
-        api_public_key=args.api_public_key,
-        api_private_key=args.api_private_key,
-        prefix=args.prefix or default_prefix(),
-        signer_public_key=args.signer_public_key,
-        max_examples=args.max_examples,
-        report_path=args.report,
-    )
+    with _interrupt_on_sigterm():
+        return run(
+            base_url=args.base_url,
+            organization_id=args.organization_id,
+            api_public_key=args.api_public_key,
+            api_private_key=args.api_private_key,
+            prefix=args.prefix or default_prefix(),
+            signer_public_key=args.signer_public_key,
+            max_examples=args.max_examples,
+            report_path=args.report,
+        )

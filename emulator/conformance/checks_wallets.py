@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from turnkey_sdk_types import (
     CreateWalletAccountsBody,
     ExportWalletBody,
+    GetActivityBody,
     GetWalletAccountsBody,
     GetWalletBody,
     GetWalletsBody,
@@ -106,6 +107,7 @@ def import_wallet(session: Session) -> None:
     if wallet_id:
         session.ledger.add("wallet", wallet_id)
         session.facts["wallet_id"] = wallet_id
+        session.facts["import_activity_id"] = answer.activity.get("id")
     expect(answer.status == 200 and bool(wallet_id), "a completed import_wallet", answer.brief())
     seed = crypto.seed_of(MNEMONIC)
     computed = {chain: expected_address(seed, chain, 0) for chain in CHAINS}
@@ -115,6 +117,22 @@ def import_wallet(session: Session) -> None:
     expect_equal(by_eth_account, KNOWN["ethereum"], "eth-account address")
     got = answer.result("importWalletResult").get("addresses")
     expect_equal(got, [KNOWN[chain] for chain in CHAINS], "addresses")
+
+
+def import_activity(session: Session) -> None:
+    """The import's activity as get_activity answers it (the wire's own JSON): its shape,
+    type, status, and the caller's approving vote."""
+    activity_id = session.facts.get("import_activity_id")
+    if not activity_id:
+        raise Mismatch("the activity of import.wallet", "none (that check failed)")
+    activity = session.ok("get_activity", GetActivityBody(activityId=activity_id)).object(
+        "activity"
+    )
+    shapes.conforms(activity, shapes.ACTIVITY, "get_activity.activity")
+    expect_equal(activity["type"], "ACTIVITY_TYPE_IMPORT_WALLET", "type")
+    expect_equal(activity["status"], "ACTIVITY_STATUS_COMPLETED", "status")
+    voters = [vote.get("userId") for vote in activity["votes"] if isinstance(vote, dict)]
+    expect_equal(voters, [session.user_id], "the voters")
 
 
 def wallet_listed(session: Session) -> None:
@@ -211,6 +229,7 @@ CHECKS = [
     ("whoami.shape", whoami),
     ("import.bundle_signed_by_enclave", import_bundle),
     ("import.wallet_known_addresses", import_wallet),
+    ("import.activity_shape", import_activity),
     ("wallet.get_and_list", wallet_listed),
     ("wallet.accounts_shape", accounts_listed),
     ("derive.addresses_match_bip_utils", derivation_property),

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import checks_access, checks_errors, checks_signing, checks_wallets
 from .report import Mismatch, Report
-from .session import Session
+from .session import Inventory, Session
 
 Check = Callable[[Session], None]
 #: Checks in order (later ones use what earlier ones made: the imported wallet, the user).
@@ -56,7 +56,7 @@ def run(
 
 
 def run_checks(session: Session, report: Report, checks: list[tuple[str, Check]]) -> None:
-    before: dict[str, set[str]] | None = None
+    before: Inventory | None = None
     try:
         before = session.inventory()
         for name, check in checks:
@@ -69,7 +69,7 @@ def run_checks(session: Session, report: Report, checks: list[tuple[str, Check]]
         clean_up(session, report, before)
 
 
-def clean_up(session: Session, report: Report, before: dict[str, set[str]] | None) -> None:
+def clean_up(session: Session, report: Report, before: Inventory | None) -> None:
     """Delete what the ledger holds; then the organization must hold what it held."""
     for kind, problem in session.cleanup(before):
         if problem is None:
@@ -83,7 +83,8 @@ def clean_up(session: Session, report: Report, before: dict[str, set[str]] | Non
         after = session.inventory()
         differences = []
         for kind in before:
-            added, removed = after[kind] - before[kind], before[kind] - after[kind]
+            added = set(after[kind]) - set(before[kind])
+            removed = set(before[kind]) - set(after[kind])
             if added:
                 differences.append(f"{kind} left behind: {sorted(added)}")
             if removed:

@@ -13,6 +13,7 @@ show that the organization ends as it began.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from enum import Enum
@@ -42,6 +43,20 @@ COMPLETED = "ACTIVITY_STATUS_COMPLETED"
 #: What the run may create, in the order ``cleanup`` deletes it (policies name users,
 #: tags hold users, so they go first).
 KINDS = ("policy", "user_tag", "user", "private_key", "wallet")
+Inventory = dict[str, dict[str, str]]  # kind -> id -> name
+_LISTS = {  # kind -> (query, body, list key, id key, name key)
+    "wallet": ("get_wallets", GetWalletsBody(), "wallets", "walletId", "walletName"),
+    "private_key": (
+        "get_private_keys",
+        GetPrivateKeysBody(),
+        "privateKeys",
+        "privateKeyId",
+        "privateKeyName",
+    ),
+    "user": ("get_users", GetUsersBody(), "users", "userId", "userName"),
+    "policy": ("get_policies", GetPoliciesBody(), "policies", "policyId", "policyName"),
+    "user_tag": ("list_user_tags", ListUserTagsBody(), "userTags", "tagId", "tagName"),
+}
 
 
 @dataclass(frozen=True)
@@ -166,29 +181,33 @@ class Session:
 
     # ----- what the organization has ---------------------------------------------------
 
-    def inventory(self) -> dict[str, set[str]]:
-        """The ids of every resource of the kinds the run creates."""
-        lists = {
-            "wallet": ("get_wallets", GetWalletsBody(), "wallets", "walletId"),
-            "private_key": (
-                "get_private_keys",
-                GetPrivateKeysBody(),
-                "privateKeys",
-                "privateKeyId",
-            ),
-            "user": ("get_users", GetUsersBody(), "users", "userId"),
-            "policy": ("get_policies", GetPoliciesBody(), "policies", "policyId"),
-            "user_tag": ("list_user_tags", ListUserTagsBody(), "userTags", "tagId"),
-        }
-        found: dict[str, set[str]] = {}
-        for kind, (operation, body, key, id_key) in lists.items():
-            items = self.ok(operation, body).body.get(key) or []
-            found[kind] = {str(item.get(id_key)) for item in items if isinstance(item, dict)}
+    def inventory(self) -> Inventory:
+        """Every resource of the kinds the run creates: id -> name, by kind."""
+        found: Inventory = {}
+        for kind, (operation, body, key, id_key, name_key) in _LISTS.items():
+            items = self.ok(operation, body).items(key)
+            found[kind] = {str(item.get(id_key)): str(item.get(name_key)) for item in items}
         return found
 
-    def cleanup(self, before: dict[str, set[str]] | None) -> list[tuple[str, str | None]]:
-        """Delete what the ledger holds, never an id that existed before the run: one
-        ``(kind, problem or None)`` per kind that had something to delete."""
+    def claim_strays(self, before: Inventory) -> None:
+        """Put in the ledger what is new since ``before`` and carries the run's prefix: what
+        a request that was interrupted made after all (the prefix is the run's own)."""
+        for kind, resources in self.inventory().items():
+            mine = f"{self.prefix}-"
+            new = [
+                i
+                for i, name in resources.items()
+                if i not in before[kind] and name.startswith(mine)
+            ]
+            self.ledger.add(kind, *new)
+
+    def cleanup(self, before: Inventory | None) -> list[tuple[str, str | None]]:
+        """Delete what the ledger holds (and, given ``before``, the strays), never an id
+        that existed before the run: one ``(kind, problem or None)`` per kind that had
+        something to delete."""
+        if before is not None:
+            with contextlib.suppress(Exception):  # the ledger alone is still deleted
+                self.claim_strays(before)
         deleters = {
             "policy": lambda ids: ("delete_policies", DeletePoliciesBody(policyIds=ids)),
             "user_tag": lambda ids: ("delete_user_tags", DeleteUserTagsBody(userTagIds=ids)),
