@@ -33,6 +33,8 @@ from nacl.exceptions import BadSignatureError
 from nacl.signing import VerifyKey
 from pyhpke import AEADId, CipherSuite, KDFId, KEMId
 
+from .. import jsontext  # json.loads with a bound on nesting (standard library only)
+
 #: The signer key of Turnkey's production enclaves, pinned by the official SDKs
 #: (``@turnkey/crypto`` ``PRODUCTION_SIGNER_SIGN_PUBLIC_KEY``).
 PRODUCTION_SIGNER_PUBLIC_KEY = (
@@ -52,7 +54,7 @@ class BundleError(ValueError):
 def open_signed_bundle(bundle: str, signer_public_key: str) -> Json:
     """The inner document of an enclave-signed bundle, once its signer and signature check."""
     try:
-        outer = json.loads(bundle)
+        outer = jsontext.loads(bundle)
         data = bytes.fromhex(outer["data"])
         signature = bytes.fromhex(outer["dataSignature"])
         signer = str(outer["enclaveQuorumPublic"])
@@ -65,7 +67,10 @@ def open_signed_bundle(bundle: str, signer_public_key: str) -> Json:
         key.verify(signature, data, ec.ECDSA(hashes.SHA256()))
     except InvalidSignature:
         raise BundleError("the bundle's signature does not verify") from None
-    inner = json.loads(data)
+    try:
+        inner = jsontext.loads(data)
+    except ValueError as exc:
+        raise BundleError(f"the bundle's data is not JSON ({exc})") from None
     if not isinstance(inner, dict):
         raise BundleError("the bundle's data is not a JSON object")
     return inner

@@ -35,6 +35,7 @@ from turnkey_sdk_types import (
     TurnkeyNetworkError,
 )
 
+from .. import jsontext  # json.loads with a bound on nesting (standard library only)
 from .report import Mismatch
 
 Json = dict[str, Any]
@@ -253,7 +254,7 @@ def _plain(value: Any) -> Any:
 
 def _json_of(text: Any) -> Json:
     try:
-        value = json.loads(text) if isinstance(text, str | bytes) else None
+        value = jsontext.loads(text) if isinstance(text, str | bytes) else None
     except ValueError:
         value = None
     return value if isinstance(value, dict) else {"text": str(text)[:300]}
