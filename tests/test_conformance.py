@@ -237,7 +237,7 @@ def test_a_changed_liveness_window_is_reported(capsys):
     (failed,) = [line for line in lines if line.startswith("FAIL")]
     assert failed.startswith(
         "FAIL errors.stale_timestamp_refused: expected HTTP 400 with code 3 and"
-        " turnkeyErrorCode INVALID_TIME got HTTP 200 ACTIVITY_STATUS_COMPLETED"
+        " turnkeyErrorCode 'INVALID_TIME' got HTTP 200 ACTIVITY_STATUS_COMPLETED"
     )
     assert lines[-1] == f"{len(ALL_NAMES) - 1} passed, 1 failed"
 

@@ -19,6 +19,7 @@ from turnkey_sdk_types import (
 )
 
 from . import crypto, shapes
+from .checks_errors import expect_error
 from .checks_wallets import KNOWN
 from .report import Mismatch, expect, expect_equal
 from .session import COMPLETED, Answer, Session
@@ -90,9 +91,7 @@ def _user_signs(session: Session) -> Answer:
 
 
 def _expect_refused(answer: Answer) -> None:
-    refused = answer.status == 403 and answer.body.get("code") == PERMISSION_DENIED
-    expect(refused, f"HTTP 403 with code {PERMISSION_DENIED}", answer.brief())
-    shapes.conforms(answer.body, shapes.ERROR, "the error")
+    expect_error(answer, 403, PERMISSION_DENIED)
 
 
 def _policy(session: Session, what: str, effect: str) -> str:

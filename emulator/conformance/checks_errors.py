@@ -28,18 +28,13 @@ NOT_FOUND, INVALID_ARGUMENT = 5, 3  # google.rpc.Code
 REQUEST_INVALID, INVALID_TIME = "REQUEST_INVALID", "INVALID_TIME"
 
 
-def expect_error(
-    answer: Answer, status: int, code: int, turnkey_error_code: str | None = None
-) -> None:
-    wanted = f"HTTP {status} with code {code}"
-    if turnkey_error_code is not None:
-        wanted += f" and turnkeyErrorCode {turnkey_error_code}"
-    got_code = answer.body.get("turnkeyErrorCode")
-    same = answer.status == status and answer.body.get("code") == code
+def expect_error(answer: Answer, status: int, code: int, turnkey_error_code: str = "") -> None:
+    """The status, ``code`` and ``turnkeyErrorCode`` (empty where the emulator answers
+    none), in the error shape."""
+    wanted = f"HTTP {status} with code {code} and turnkeyErrorCode {turnkey_error_code!r}"
+    same = (answer.status, answer.body.get("code")) == (status, code)
     expect(
-        same and (turnkey_error_code is None or got_code == turnkey_error_code),
-        wanted,
-        answer.brief(),
+        same and answer.body.get("turnkeyErrorCode") == turnkey_error_code, wanted, answer.brief()
     )
     shapes.conforms(answer.body, shapes.ERROR, "the error")
 
@@ -71,6 +66,14 @@ def unknown_wallet_delete(session: Session) -> None:
 def malformed_id(session: Session) -> None:
     answer = session.call("get_user", GetUserBody(userId="not-a-uuid"))
     expect_error(answer, 400, INVALID_ARGUMENT, REQUEST_INVALID)
+    fields = [
+        violation.get("field")
+        for detail in answer.body["details"]
+        if isinstance(detail, dict)
+        for violation in detail.get("fieldViolations") or []
+        if isinstance(violation, dict)
+    ]
+    expect("userId" in fields, "a google.rpc.BadRequest detail naming userId", fields)
 
 
 def sign_with_unknown(session: Session) -> None:
