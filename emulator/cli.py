@@ -35,7 +35,7 @@ import sys
 from collections.abc import Sequence
 from urllib.parse import urlencode
 
-from . import jsontext
+from . import conformance, jsontext
 from .api import Emulator, OrganizationHandle
 from .authproxy.config import AuthProxyConfig
 from .gc_tuning import freeze_survivors, freeze_young
@@ -177,6 +177,13 @@ def _parser() -> argparse.ArgumentParser:
         type=float,
         default=wire.graceful_timeout_s,
         help="seconds a stop waits for requests in flight",
+    )
+    conformance.add_arguments(
+        commands.add_parser(
+            "conformance",
+            help="check an endpoint (the real service or this emulator) against the emulator's"
+            " behaviour, through the official SDK (docs/conformance.md)",
+        )
     )
     return parser
 
@@ -354,4 +361,6 @@ def _one_line(error: BaseException) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "conformance":
+        return conformance.main(args)
     return serve(args)
