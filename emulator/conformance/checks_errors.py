@@ -112,9 +112,10 @@ def bad_account_params(session: Session) -> None:
 
 
 def stale_timestamp(session: Session) -> None:
-    """An activity stamped an hour ago is outside the liveness window: refused."""
+    """An activity stamped two hours ago is outside the liveness window (the FAQ: less than an
+    hour old): refused."""
     body = SignRawPayloadBody(
-        timestampMs=str(int(time.time() * 1000) - 3_600_000),
+        timestampMs=str(int(time.time() * 1000) - 7_200_000),
         signWith=KNOWN["ethereum"],
         payload="00",
         encoding="PAYLOAD_ENCODING_HEXADECIMAL",
