@@ -44,7 +44,7 @@ class Reps:
 
 
 FULL = Reps(floor=3000, facade=3000, sdk=2000, http=1000)
-QUICK = Reps(floor=300, facade=300, sdk=200, http=100)
+QUICK = Reps(floor=100, facade=100, sdk=20, http=10)
 
 
 def digest(tag: str, i: int) -> bytes:
