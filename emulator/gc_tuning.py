@@ -20,6 +20,11 @@ records again and again, a pause that grows with the state. Two remedies:
   the median); at 5,000 one in about 400, each about seven times longer, with the same
   total work (every young object is still examined once). ``serve`` and the pytest plugin
   call it (``bench/latency.py`` measures both settings).
+* ``settled()``: what a block makes in bulk (a restored snapshot) joins the oldest
+  generation unscanned. Left young, each record would be scanned by a young collection,
+  then again by an older one, and, counted as newly long-lived, would bring the next full
+  collection forward: a full collection after nearly every restore of a large state,
+  each over the whole heap, so that restoring 10,000 records cost 40 times 1,000.
 * ``paused()``: no collection while a bulk of long-lived objects is made at once
   (restoring a snapshot, loading a document), where each generation threshold
   crossed would scan the growing heap for nothing.
@@ -55,6 +60,21 @@ def for_latency() -> None:
     first, *older = gc.get_threshold()
     if first < YOUNG_THRESHOLD:
         gc.set_threshold(YOUNG_THRESHOLD, *older)
+
+
+@contextmanager
+def settled() -> Iterator[None]:
+    """No collection inside the block; then what is young (what the block made, mostly)
+    moves to the oldest generation without a scan, where the next full collection, when
+    its turn comes, examines it as it does the rest. In a process that freezes its state
+    (``serve``, the pytest plugin: something is frozen already) it is frozen instead."""
+    with paused():
+        yield
+    if gc.get_freeze_count():
+        gc.freeze()
+    else:  # moved through the permanent generation into the oldest one
+        gc.freeze()
+        gc.unfreeze()
 
 
 @contextmanager
