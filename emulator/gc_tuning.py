@@ -13,13 +13,16 @@ records again and again, a pause that grows with the state. Two remedies:
 * ``freeze_young()``: the same for what is new, once a second in ``serve``: the records a
   long-running server makes are frozen as they come, not scanned by every full collection.
 * ``for_latency()``: young collections spaced out (a first threshold of 5,000 rather than
-  CPython's 700), so that one lands on a fraction of the calls below the 99th percentile.
-  Each signature leaves about a dozen tracked objects more than it frees (its activity,
-  vote and their lists; the call log's bodies until they age out), so with the default a
-  young collection interrupts one call in about 60 (1.5 %: the p99, at two to three times
-  the median); at 5,000 one in about 400, each about seven times longer, with the same
-  total work (every young object is still examined once). ``serve`` and the pytest plugin
-  call it (``bench/latency.py`` measures both settings).
+  CPython's 700, the second 2 rather than 10), so that one lands on a fraction of the
+  calls below the 99th percentile. Each signature leaves about a dozen tracked objects
+  more than it frees (its activity, vote and their lists; the call log's bodies until they
+  age out), so with the default a young collection interrupts one call in about 60 (1.5 %:
+  the p99, at two to three times the median); at 5,000 one in about 400, over about seven
+  times the objects, with the same total work (every young object is still examined once
+  young). The second threshold keeps the middle generation's collections, over what the
+  young ones passed on, about as large as with the defaults (every second young
+  collection rather than every tenth). ``serve`` and the pytest plugin call it
+  (``bench/latency.py`` measures both settings).
 * ``settled()``: what a block makes in bulk (a restored snapshot) joins the oldest
   generation unscanned. Left young, each record would be scanned by a young collection,
   then again by an older one, and, counted as newly long-lived, would bring the next full
@@ -53,13 +56,14 @@ def freeze_young() -> None:
 
 
 YOUNG_THRESHOLD = 5_000  # CPython's default: 700
+MIDDLE_THRESHOLD = 2  # CPython's default: 10
 
 
 def for_latency() -> None:
     """Space the young collections out (never closer than the process already has them)."""
-    first, *older = gc.get_threshold()
+    first, _, oldest = gc.get_threshold()
     if first < YOUNG_THRESHOLD:
-        gc.set_threshold(YOUNG_THRESHOLD, *older)
+        gc.set_threshold(YOUNG_THRESHOLD, MIDDLE_THRESHOLD, oldest)
 
 
 @contextmanager

@@ -26,10 +26,10 @@ def thresholds() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
-def test_for_latency_raises_the_young_threshold_and_keeps_the_older_ones(thresholds) -> None:
+def test_for_latency_raises_the_young_threshold_and_keeps_the_oldest(thresholds) -> None:
     gc.set_threshold(700, 10, 10)
     for_latency()
-    assert gc.get_threshold() == (YOUNG_THRESHOLD, 10, 10)
+    assert gc.get_threshold() == (YOUNG_THRESHOLD, 2, 10)
     assert YOUNG_THRESHOLD == 5_000
 
 
