@@ -101,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         "records_ratio": round(scale, 3),
         "growth_goal": round(LINEAR_SLACK * scale, 2),
         "floor_growth": round(large["floor_us"] / small["floor_us"], 3),
+        "paused_floor_growth": round(large["paused_us"] / small["paused_us"], 3),
     }
     if args.json:
         print(json.dumps(report, indent=1))
@@ -125,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"snapshot() + restore(): {large['records']:,} records cost {growth:.2f}× "
         f"{small['records']:,} (records {scale:.2f}×; goal ≤ {LINEAR_SLACK * scale:.1f}: "
-        f"{verdict}); the pickle round trip {report['floor_growth']:.2f}×"
+        f"{verdict}); the pickle round trip {report['floor_growth']:.2f}×, with the collector "
+        f"paused {report['paused_floor_growth']:.2f}×"
     )
     return 0
 
