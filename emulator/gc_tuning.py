@@ -3,7 +3,7 @@
 The emulator's records hold no reference cycles, and its request path makes no
 cyclic garbage (checked by ``tests/test_gc_tuning.py``): reference counting frees
 everything. What the cyclic collector costs a long-lived emulator is scanning the
-records again and again, a pause that grows with the state. Two remedies:
+records again and again, a pause that grows with the state. What it offers:
 
 * ``freeze_survivors()``: collect once, then move every object alive into the
   collector's permanent generation (``gc.freeze``), which it never scans again.
