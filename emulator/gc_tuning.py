@@ -72,13 +72,20 @@ def settled() -> Iterator[None]:
     moves to the oldest generation without a scan, where the next full collection, when
     its turn comes, examines it as it does the rest. In a process that freezes its state
     (``serve``, the pytest plugin: something is frozen already) it is frozen instead."""
-    with paused():
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
         yield
-    if gc.get_freeze_count():
+    finally:
+        # Before the collector is enabled again: the first object made after that (the
+        # context manager's own exit makes some) would run a young collection over all
+        # of it.
+        frozen = gc.get_freeze_count()
         gc.freeze()
-    else:  # moved through the permanent generation into the oldest one
-        gc.freeze()
-        gc.unfreeze()
+        if not frozen:  # through the permanent generation into the oldest one
+            gc.unfreeze()
+        if enabled:
+            gc.enable()
 
 
 @contextmanager

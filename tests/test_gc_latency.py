@@ -106,3 +106,32 @@ def test_a_restore_settles_the_restored_records(turnkey_emulator) -> None:
     turnkey_emulator.restore(saved)
     assert gc.isenabled()
     assert gc.get_count()[0] < 1_000  # the restored records are not left young
+
+
+def test_a_restore_leaves_no_young_collection_to_scan_the_records(turnkey_emulator) -> None:
+    """The first object made after the restore must not run a collection over the records."""
+    turnkey_emulator.create_private_keys(
+        private_keys=[
+            {
+                "privateKeyName": f"k{i}",
+                "curve": "CURVE_SECP256K1",
+                "privateKeyTags": [],
+                "addressFormats": ["ADDRESS_FORMAT_ETHEREUM"],
+            }
+            for i in range(100)
+        ]
+    )
+    saved = turnkey_emulator.snapshot()
+    sizes: list[int] = []
+
+    def young(phase: str, info: dict) -> None:
+        if phase == "start" and info["generation"] == 0:
+            sizes.append(len(gc.get_objects(generation=0)))
+
+    gc.callbacks.append(young)
+    try:
+        turnkey_emulator.restore(saved)
+        turnkey_emulator.get_whoami()
+    finally:
+        gc.callbacks.remove(young)
+    assert all(size < 1_000 for size in sizes), sizes
