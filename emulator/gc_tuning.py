@@ -26,8 +26,8 @@ records again and again, a pause that grows with the state. What it offers:
 * ``settled()``: what a block makes in bulk (a restored snapshot) joins the oldest
   generation unscanned. Left young, each record would be scanned by a young collection,
   then again by an older one, and, counted as newly long-lived, would bring the next full
-  collection forward: a full collection after nearly every restore of a large state,
-  each over the whole heap, so that restoring 10,000 records cost 40 times 1,000.
+  collection forward (at 10,000 records the first young collection after a restore
+  scanned its 120,000 objects, 30-60 ms, and passed them on to be scanned again).
 * ``paused()``: no collection while a bulk of long-lived objects is made at once
   (restoring a snapshot, loading a document), where each generation threshold
   crossed would scan the growing heap for nothing.
