@@ -38,7 +38,7 @@ from urllib.parse import urlencode
 from . import conformance, jsontext
 from .api import Emulator, OrganizationHandle
 from .authproxy.config import AuthProxyConfig
-from .gc_tuning import freeze_survivors, freeze_young
+from .gc_tuning import for_latency, freeze_survivors, freeze_young
 from .http.auth_proxy import PREFIX as AUTH_PROXY_PREFIX
 from .http.control import Control
 from .http.options import MIB, WireOptions
@@ -301,6 +301,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
     freeze_survivors()  # the bootstrapped or loaded world: never scanned by the collector again
+    for_latency()  # young collections below the 99th percentile of the requests
     print(
         json.dumps(
             {

@@ -18,7 +18,7 @@ import dataclasses
 import pickle
 from dataclasses import dataclass
 
-from ..gc_tuning import paused
+from ..gc_tuning import paused, settled
 from ..store import Store
 from ..vault import WalletSecret
 from ..world import World
@@ -36,7 +36,7 @@ class Snapshot:
     @property
     def store(self) -> Store:
         """A fresh copy of the saved store."""
-        with paused():
+        with settled():  # the records are state: not scanned young (gc_tuning.py)
             store: Store = pickle.loads(self.pickled)
         store.vault.wallets = dict(self.wallet_secrets)
         return store
