@@ -40,6 +40,7 @@ CANDIDATES = (
     "emulator",
 )
 LEVELS = (1, 2, 4, 8, 32)
+HERE = os.path.dirname(os.path.abspath(__file__))  # the server runs this checkout's emulator
 
 
 # ----- hosting (in the server's own process) -----------------------------------------
@@ -262,7 +263,7 @@ def measure_candidate(name: str, per_level: int) -> dict:
     process = subprocess.Popen(
         [sys.executable, __file__, "--host-with", name, "--port", str(port)],
         stdout=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": os.path.dirname(__file__)},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([HERE, str(Path(HERE).parent)])},
     )
     try:
         process.stdout.readline()
