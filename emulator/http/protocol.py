@@ -181,7 +181,7 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
                 return
             self._refuse(error_answer(400, INVALID_ARGUMENT, f"malformed HTTP request: {error}"))
             return
-        self._tail = data[-3:]
+        self._tail = data[-3:] if len(data) >= 3 else (self._tail + data)[-3:]
         if self._in_request and (self._read_timer is None or not self._reading_head):
             self._arm_read_timer()  # a head's deadline runs from its first byte
 

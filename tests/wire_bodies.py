@@ -1,0 +1,94 @@
+"""Request bodies of an exact size that round-trip meaningfully: a stamped ``sign_raw_payload``
+whose text payload pads it, and the check that the answer signed exactly that payload."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from dataclasses import dataclass
+
+from eth_keys import keys
+from eth_utils import keccak
+
+from emulator import Emulator, OrganizationHandle
+from emulator.accounts import account_spec
+from emulator.crypto.stamps import sign_stamp
+
+SIGN_PATH = "/public/v1/submit/sign_raw_payload"
+KIB = 1024
+MIB = 1024 * KIB
+_clock = itertools.count(int(time.time() * 1000))  # a fresh timestampMs a body: no replays
+
+
+@dataclass(frozen=True)
+class Signing:
+    """An organization and one Ethereum address of it, to sign padded payloads with."""
+
+    org: OrganizationHandle
+    address: str
+
+    @classmethod
+    def of(cls, emu: Emulator, org: OrganizationHandle) -> Signing:
+        wallet = emu.create_wallet(
+            wallet_name=f"wire-{next(_clock)}",
+            accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")],
+        )
+        return cls(org, wallet["addresses"][0])
+
+    def body(self, size: int) -> tuple[bytes, str]:
+        """A ``sign_raw_payload`` body of exactly ``size`` bytes and its payload (``size`` 0:
+        the empty body, which the API answers 400)."""
+        if size == 0:
+            return b"", ""
+
+        def encode(payload: str) -> bytes:
+            return json.dumps(
+                {
+                    "type": "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
+                    "timestampMs": str(stamp),
+                    "organizationId": self.org.organization_id,
+                    "parameters": {
+                        "signWith": self.address,
+                        "payload": payload,
+                        "encoding": "PAYLOAD_ENCODING_TEXT_UTF8",
+                        "hashFunction": "HASH_FUNCTION_KECCAK256",
+                    },
+                }
+            ).encode()
+
+        stamp = next(_clock)
+        bare = len(encode(""))
+        if size <= bare:
+            raise ValueError(f"a signing body has at least {bare + 1} bytes")
+        payload = "p" * (size - bare)
+        body = encode(payload)
+        assert len(body) == size
+        return body, payload
+
+    def headers(self, body: bytes) -> dict[str, str]:
+        return {
+            "Content-Type": "application/json",
+            "X-Stamp": sign_stamp(body, self.org.api_key).header_value(),
+        }
+
+
+def check_answer(status: int, answer: dict, payload: str, address: str) -> None:
+    """The answer to a padded body: 400 for the empty one; else the completed activity that
+    signed exactly ``payload`` (the signature recovers ``address``)."""
+    if not payload:
+        assert status == 400, (status, answer)
+        assert answer["code"] == 3 and answer["turnkeyErrorCode"] == "REQUEST_INVALID"
+        return
+    assert status == 200, (status, str(answer)[:300])
+    activity = answer["activity"]
+    assert activity["status"] == "ACTIVITY_STATUS_COMPLETED"
+    intent = activity["intent"]["signRawPayloadIntentV2"]
+    assert len(intent["payload"]) == len(payload) and intent["payload"] == payload
+    result = activity["result"]["signRawPayloadResult"]
+    signature = keys.Signature(
+        vrs=(int(result["v"], 16), int(result["r"], 16), int(result["s"], 16))
+    )
+    digest = keccak(payload.encode())
+    recovered = signature.recover_public_key_from_msg_hash(digest).to_checksum_address()
+    assert recovered == address
