@@ -141,7 +141,7 @@ def refused_after_whole_body(s, data: bytes, cuts: list[int] | None = None) -> A
 
 
 def test_a_body_over_the_limit_sent_whole_is_a_readable_413(small):
-    s, signing = small
+    s, _ = small
     body = b"x" * (BODY_LIMIT + 1)
     answer = refused_after_whole_body(s, request_bytes("POST", SIGN_PATH, body))
     assert is_api_error(answer, 413)
@@ -157,7 +157,7 @@ def chunked(body: bytes, size: int) -> bytes:
 
 @pytest.mark.parametrize("cuts", [None, "many"])
 def test_a_chunked_body_over_the_limit_is_413_however_it_arrives(small, cuts):
-    s, signing = small
+    s, _ = small
     head = request_bytes(
         "POST", SIGN_PATH, length=False, headers={"Transfer-Encoding": "chunked"}
     )
