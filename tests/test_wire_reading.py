@@ -158,9 +158,7 @@ def chunked(body: bytes, size: int) -> bytes:
 @pytest.mark.parametrize("cuts", [None, "many"])
 def test_a_chunked_body_over_the_limit_is_413_however_it_arrives(small, cuts):
     s, _ = small
-    head = request_bytes(
-        "POST", SIGN_PATH, length=False, headers={"Transfer-Encoding": "chunked"}
-    )
+    head = request_bytes("POST", SIGN_PATH, length=False, headers={"Transfer-Encoding": "chunked"})
     data = head + chunked(b"x" * (BODY_LIMIT + 1), 4000)
     at = None if cuts is None else list(range(700, len(data), 700))
     assert is_api_error(refused_after_whole_body(s, data, at), 413)
