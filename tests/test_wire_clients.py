@@ -16,67 +16,25 @@ import json
 import shutil
 import subprocess
 import tempfile
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import requests
 
-from emulator import Emulator
-from emulator.http.options import WireOptions
-from emulator.http.server import ApiServer
+from .wire_bodies import LIMIT, SIGN_PATH, Case, Live, cases, check_answer, live_server, pieces
 
-from .wire_bodies import KIB, MIB, SIGN_PATH, Signing, check_answer
-
-LIMIT = 2 * MIB  # small enough to keep the test light; every size below is under it
-SIZES = (0, 1 * KIB, 31 * KIB, 33 * KIB, 64 * KIB, 1 * MIB, LIMIT - 1)
-PIECE = 16 * KIB
 INTEROP = Path(__file__).parent / "interop"
-
-
-@dataclass
-class Live:
-    emu: Emulator
-    server: ApiServer
-    signing: Signing
-
-    @property
-    def url(self) -> str:
-        return self.server.base_url + SIGN_PATH
 
 
 @pytest.fixture(scope="module")
 def live() -> Iterator[Live]:
-    emu = Emulator(seed=22)
-    org = emu.create_organization("Clients")
-    server = ApiServer(emu.world, "127.0.0.1", 0, options=WireOptions(max_body_bytes=LIMIT))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield Live(emu, server, Signing.of(emu, org))
-    finally:
-        server.shutdown()
-        thread.join(timeout=15)
+    with live_server(LIMIT) as served:
+        yield served
 
 
-Case = tuple[bytes, dict[str, str], str]  # body, headers, payload
 Sender = Callable[[str, list[Case], bool], list[tuple[int, dict]]]
-
-
-def cases(signing: Signing) -> list[Case]:
-    made = []
-    for size in SIZES:
-        body, payload = signing.body(size)
-        made.append((body, signing.headers(body), payload))
-    return made
-
-
-def pieces(body: bytes) -> Iterator[bytes]:
-    for at in range(0, len(body), PIECE):
-        yield body[at : at + PIECE]
 
 
 @contextmanager
@@ -194,8 +152,7 @@ def via_node_fetch(url: str, made: list[Case], stream: bool) -> list[tuple[int, 
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    requests_file = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
-    with requests_file:
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as requests_file:
         json.dump(
             [
                 {

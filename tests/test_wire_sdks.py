@@ -7,17 +7,23 @@ import asyncio
 import io
 import json
 import time
+from collections.abc import Iterator
 
 import pytest
 import requests
 from eth_keys import keys
 from eth_utils import keccak
 
-from .test_wire_clients import LIMIT, SIZES, Case, Live, cases, live, pieces  # noqa: F401
 from .typescript import typescript_or_skip
-from .wire_bodies import SIGN_PATH, check_answer
+from .wire_bodies import LIMIT, SIGN_PATH, SIZES, Live, cases, check_answer, live_server, pieces
 
 KEYS = 250  # a real batch: ~35 KB of JSON, past the 32 KiB head limit as one write
+
+
+@pytest.fixture(scope="module")
+def live() -> Iterator[Live]:
+    with live_server(LIMIT) as served:
+        yield served
 
 
 def recovers(result: dict | object, payload: str, address: str) -> bool:
@@ -183,9 +189,9 @@ def test_the_same_bodies_through_the_wsgi_app(live, stream):
         else:
             environ.update(CONTENT_LENGTH=str(len(body)), **{"wsgi.input": io.BytesIO(body)})
         seen: list[str] = []
-        payload_bytes = b"".join(app(environ, lambda status, _h: seen.append(status)))
-        check_answer(int(seen[0].split()[0]), json.loads(payload_bytes), payload,
-                     live.signing.address)  # fmt: skip
+        payload_bytes = b"".join(app(environ, lambda status, _h, seen=seen: seen.append(status)))
+        status = int(seen[0].split()[0])
+        check_answer(status, json.loads(payload_bytes), payload, live.signing.address)
 
 
 def test_the_wsgi_app_refuses_a_chunked_body_past_the_limit(live):

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from eth_keys import keys
@@ -14,6 +17,8 @@ from eth_utils import keccak
 from emulator import Emulator, OrganizationHandle
 from emulator.accounts import account_spec
 from emulator.crypto.stamps import sign_stamp
+from emulator.http.options import WireOptions
+from emulator.http.server import ApiServer
 
 SIGN_PATH = "/public/v1/submit/sign_raw_payload"
 KIB = 1024
@@ -92,3 +97,49 @@ def check_answer(status: int, answer: dict, payload: str, address: str) -> None:
     digest = keccak(payload.encode())
     recovered = signature.recover_public_key_from_msg_hash(digest).to_checksum_address()
     assert recovered == address
+
+
+LIMIT = 2 * MIB  # the body limit of the client tests: light, and every size below is under it
+SIZES = (0, 1 * KIB, 31 * KIB, 33 * KIB, 64 * KIB, 1 * MIB, LIMIT - 1)
+PIECE = 16 * KIB  # a streamed body's pieces
+Case = tuple[bytes, dict[str, str], str]  # body, headers, payload
+
+
+def cases(signing: Signing) -> list[Case]:
+    """A body of every size in ``SIZES``, with its headers and payload."""
+    made = []
+    for size in SIZES:
+        body, payload = signing.body(size)
+        made.append((body, signing.headers(body), payload))
+    return made
+
+
+def pieces(body: bytes) -> Iterator[bytes]:
+    for at in range(0, len(body), PIECE):
+        yield body[at : at + PIECE]
+
+
+@dataclass
+class Live:
+    emu: Emulator
+    server: ApiServer
+    signing: Signing
+
+    @property
+    def url(self) -> str:
+        return self.server.base_url + SIGN_PATH
+
+
+@contextmanager
+def live_server(limit: int) -> Iterator[Live]:
+    """A served emulator (its ``ApiServer``, to count connections) with ``limit``."""
+    emu = Emulator(seed=22)
+    org = emu.create_organization("Clients")
+    server = ApiServer(emu.world, "127.0.0.1", 0, options=WireOptions(max_body_bytes=limit))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield Live(emu, server, Signing.of(emu, org))
+    finally:
+        server.shutdown()
+        thread.join(timeout=15)
