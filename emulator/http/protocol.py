@@ -117,6 +117,7 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
         self._linger_timer: asyncio.TimerHandle | None = None
         self._lingering = False
         self._stopping = False  # a graceful stop: close after the request being read
+        self._idle_since = 0.0  # when the connection last answered (or opened)
 
     # ----- connections ---------------------------------------------------------------------
 
@@ -127,6 +128,7 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
             self._refuse(error_answer(503, UNAVAILABLE, "too many connections: try again later"))
             return
         super().connection_made(transport)
+        self._idle_since = self.loop.time()
         self.timeout_keep_alive_task = self.loop.call_later(
             self.options.idle_timeout_s, self.timeout_keep_alive_handler
         )
@@ -165,7 +167,6 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         if self._lingering:
             return  # a refused connection's late bytes: dropped
-        self._unset_keepalive_if_required()
         try:
             self._feed(data)
         except _Stopped:
@@ -282,9 +283,7 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
         if not self._answer(answer, keep_alive and not self._stopping, head=method == "HEAD"):
             raise _Stopped
         self.server_state.total_requests += 1
-        self.timeout_keep_alive_task = self.loop.call_later(
-            self.timeout_keep_alive, self.timeout_keep_alive_handler
-        )
+        self._idle_since = self.loop.time()  # the idle timer, armed once, reads it
 
     # ----- answering --------------------------------------------------------------------
 
@@ -330,6 +329,23 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
         self._linger_timer = self.loop.call_later(LINGER_S, transport.close)
 
     # ----- timeouts ------------------------------------------------------------------------
+
+    def timeout_keep_alive_handler(self) -> None:
+        """The idle timer: one a connection, armed at its start and again when it fires
+        (not once a request): close when no request has come for ``idle_timeout_s``."""
+        self.timeout_keep_alive_task = None
+        if self.transport.is_closing() or self._lingering:
+            return
+        idle = self.options.idle_timeout_s
+        now = self.loop.time()
+        if self._in_request:  # the read timer governs a request being read
+            due = now + idle
+        else:
+            due = self._idle_since + idle
+            if now >= due:
+                self.transport.close()
+                return
+        self.timeout_keep_alive_task = self.loop.call_at(due, self.timeout_keep_alive_handler)
 
     def _arm_read_timer(self) -> None:
         self._cancel_read_timer()
