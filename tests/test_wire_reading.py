@@ -209,3 +209,18 @@ def test_expect_100_continue_gets_a_100_then_the_answer(small):
         sock.sendall(body)
         answer = read_answer(sock, buffer)
     check_answer(answer.status, answer.json(), payload, signing.address)
+
+
+@pytest.mark.parametrize(
+    ("what", "endless"),
+    [
+        ("trailers", b"0\r\n" + b"X-Trailer: t\r\n" * 20_000),
+        ("a chunk extension", b"1;ext=" + b"e" * 200_000),
+    ],
+)
+def test_endless_chunk_framing_is_cut_off_with_413(small, what, endless):
+    """A chunked body's framing counts too: at most as many bytes again as the body limit."""
+    s, _ = small
+    head = request_bytes("POST", SIGN_PATH, length=False, headers={"Transfer-Encoding": "chunked"})
+    answer = refused_after_whole_body(s, head + endless)
+    assert is_api_error(answer, 413), what

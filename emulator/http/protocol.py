@@ -10,7 +10,8 @@ protocol is the base of this one, which reads and answers every request itself:
   over the limit is a 431 (an endless header line too, as soon as it passes the limit);
 * **a body over** ``max_body_bytes`` is a 413 however it arrives: at once from its
   ``Content-Length`` (before it is read; ``Expect: 100-continue`` gets no ``100``), or as a
-  chunked body passes the limit. A POST with neither length nor chunks is a 400;
+  chunked body passes the limit, or as its bytes on the wire (sizes, extensions, trailers)
+  pass twice the limit. A POST with neither length nor chunks is a 400;
 * every answer the protocol makes itself is the API's JSON error shape: a request that does not
   parse is a 400, a protocol upgrade too;
 * a read timeout: a head must arrive whole within ``read_timeout_s`` of its first byte (a
@@ -51,6 +52,10 @@ CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 
 class HeadTooLarge(Exception):
     """The request's head passed the limit."""
+
+
+class BodyTooLarge(Exception):
+    """A chunked body's bytes on the wire (framing and trailers too) passed their cap."""
 
 
 class _Stopped(Exception):
@@ -113,6 +118,7 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
         self._request: tuple[str, str, dict[str, str], bool] | None = None
         self._body: list[bytes] = []
         self._body_size = 0
+        self._chunked_bytes = 0  # a chunked body's bytes on the wire
         self._read_timer: asyncio.TimerHandle | None = None
         self._linger_timer: asyncio.TimerHandle | None = None
         self._lingering = False
@@ -174,6 +180,11 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
         except HeadTooLarge:
             self._refuse(self._head_too_large())
             return
+        except BodyTooLarge:
+            assert self._request is not None and self.site is not None
+            _, path, headers, _ = self._request
+            self._answer(too_large(self.options.max_body_bytes, self.site, path, headers), False)
+            return
         except httptools.HttpParserUpgrade:
             self._refuse(error_answer(400, INVALID_ARGUMENT, "protocol upgrades are not served"))
             return
@@ -203,9 +214,12 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
             elif self._body_left >= 0:
                 stop = min(size, pos + self._body_left)
                 self._body_left -= stop - pos
-            else:
+            else:  # chunked: its framing and trailers may add as much again as the body
                 end = _end_after(data, pos, self._tail)
                 stop = size if end < 0 else end
+                self._chunked_bytes += stop - pos
+                if self._chunked_bytes > 2 * self.options.max_body_bytes:
+                    raise BodyTooLarge
             if stop <= pos:  # the parser and the cut disagree: let the parser have the rest
                 stop = size
             feed(data if pos == 0 and stop == size else memoryview(data)[pos:stop])
@@ -219,6 +233,7 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
         self._reading_head = True
         self._body = []
         self._body_size = 0
+        self._chunked_bytes = 0
 
     def on_header(self, name: bytes, value: bytes) -> None:
         self.headers.append((name, value))
