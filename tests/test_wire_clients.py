@@ -9,7 +9,6 @@ interception, ``emu.asgi_app`` and ``emu.wsgi_app``.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import http.client
 import json
@@ -23,7 +22,17 @@ from pathlib import Path
 import pytest
 import requests
 
-from .wire_bodies import LIMIT, SIGN_PATH, Case, Live, cases, check_answer, live_server, pieces
+from .wire_bodies import (
+    LIMIT,
+    SIGN_PATH,
+    Case,
+    Live,
+    cases,
+    check_answer,
+    live_server,
+    pieces,
+    run_async,
+)
 
 INTEROP = Path(__file__).parent / "interop"
 
@@ -118,7 +127,7 @@ def via_aiohttp(url: str, made: list[Case], stream: bool) -> list[tuple[int, dic
                     answers.append((answer.status, json.loads(await answer.read())))
             return answers
 
-    return asyncio.run(run())
+    return run_async(run)
 
 
 def via_curl(url: str, made: list[Case], stream: bool) -> list[tuple[int, dict]]:

@@ -3,7 +3,6 @@ of ``test_wire_clients.py``: every size up to just under the body limit, whole a
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 import time
@@ -15,7 +14,17 @@ from eth_keys import keys
 from eth_utils import keccak
 
 from .typescript import typescript_or_skip
-from .wire_bodies import LIMIT, SIGN_PATH, SIZES, Live, cases, check_answer, live_server, pieces
+from .wire_bodies import (
+    LIMIT,
+    SIGN_PATH,
+    SIZES,
+    Live,
+    cases,
+    check_answer,
+    live_server,
+    pieces,
+    run_async,
+)
 
 KEYS = 250  # a real batch: ~35 KB of JSON, past the 32 KiB head limit as one write
 
@@ -150,7 +159,7 @@ def asgi_call(app, body: bytes, headers: dict[str, str], stream: bool) -> tuple[
     async def send(message):
         sent.append(message)
 
-    asyncio.run(app(scope, receive, send))
+    run_async(lambda: app(scope, receive, send))
     status = sent[0]["status"]
     return status, json.loads(b"".join(m.get("body", b"") for m in sent[1:]))
 

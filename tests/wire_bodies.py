@@ -3,13 +3,14 @@ whose text payload pads it, and the check that the answer signed exactly that pa
 
 from __future__ import annotations
 
-import itertools
+import asyncio
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from eth_keys import keys
 from eth_utils import keccak
@@ -20,10 +21,37 @@ from emulator.crypto.stamps import sign_stamp
 from emulator.http.options import WireOptions
 from emulator.http.server import ApiServer
 
+T = TypeVar("T")
 SIGN_PATH = "/public/v1/submit/sign_raw_payload"
 KIB = 1024
 MIB = 1024 * KIB
-_clock = itertools.count(int(time.time() * 1000))  # a fresh timestampMs a body: no replays
+_last_stamp = [0]
+
+
+def fresh_timestamp_ms() -> int:
+    """Now, in ms, and never the same twice (a fresh body each time: no replays)."""
+    _last_stamp[0] = max(int(time.time() * 1000), _last_stamp[0] + 1)
+    return _last_stamp[0]
+
+
+def run_async(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine to its end in a thread of its own (a test before may have left an
+    event loop running in this one)."""
+    result: list[T] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            result.append(asyncio.run(make()))
+        except BaseException as error:
+            failure.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+    return result[0]
 
 
 @dataclass(frozen=True)
@@ -36,7 +64,7 @@ class Signing:
     @classmethod
     def of(cls, emu: Emulator, org: OrganizationHandle) -> Signing:
         wallet = emu.create_wallet(
-            wallet_name=f"wire-{next(_clock)}",
+            wallet_name=f"wire-{fresh_timestamp_ms()}",
             accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")],
         )
         return cls(org, wallet["addresses"][0])
@@ -62,7 +90,7 @@ class Signing:
                 }
             ).encode()
 
-        stamp = next(_clock)
+        stamp = fresh_timestamp_ms()
         bare = len(encode(""))
         if size <= bare:
             raise ValueError(f"a signing body has at least {bare + 1} bytes")
