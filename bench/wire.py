@@ -40,6 +40,7 @@ CANDIDATES = (
     "emulator",
 )
 LEVELS = (1, 2, 4, 8, 32)
+HERE = os.path.dirname(os.path.abspath(__file__))  # the server runs this checkout's emulator
 
 
 # ----- hosting (in the server's own process) -----------------------------------------
@@ -258,9 +259,10 @@ def cpu_seconds(pid: int) -> float:
 
 
 def _pythonpath() -> str:
-    """This directory first, then the caller's own PYTHONPATH (a worktree's code, say)."""
+    """This directory, this checkout's root (its emulator, not an installed one), then the
+    caller's own PYTHONPATH."""
     return os.pathsep.join(
-        p for p in (os.path.dirname(__file__), os.environ.get("PYTHONPATH")) if p
+        p for p in (HERE, os.path.dirname(HERE), os.environ.get("PYTHONPATH")) if p
     )
 
 

@@ -155,7 +155,8 @@ def _parser() -> argparse.ArgumentParser:
         "--read-timeout",
         type=float,
         default=wire.read_timeout_s,
-        help="seconds a started request may wait for its next bytes (408 beyond)",
+        help="seconds a request head may take from its first byte, and a body between two "
+        "reads (408 beyond)",
     )
     limits.add_argument(
         "--idle-timeout",
