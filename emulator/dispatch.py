@@ -243,7 +243,9 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
         return activity
 
     activity = _in_transaction(world, run)
-    return {"activity": render.activity(activity, org, caller.user.user_id)}
+    answer = {"activity": render.activity(activity, org, caller.user.user_id)}
+    world.young.note(activity, version)  # compacted once settled and older (compact.py)
+    return answer
 
 
 def _resubmitted(
@@ -318,7 +320,9 @@ def _faulted(
         return activity
 
     activity = _in_transaction(world, run)
-    return {"activity": render.activity(activity, org, caller.user.user_id)}
+    answer = {"activity": render.activity(activity, org, caller.user.user_id)}
+    world.young.note(activity, version)  # compacted once settled and older (compact.py)
+    return answer
 
 
 def _query(world: World, org: Organization, caller: Caller, request: Request) -> Json:

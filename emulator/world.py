@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .clock import Clock
+from .compact import Young
 from .crypto.addresses import AddressOptions
 from .enclave import EnclaveKeys
 from .events.deliveries import Webhooks
@@ -151,6 +152,8 @@ class World:
     # The state file's archive of the activities that left memory (``state/archive.py``):
     # set by the durable journal, None in memory only.
     archive: Any = None
+    # The activities recorded last, compacted once settled and older (``compact.py``).
+    young: Young = field(default_factory=Young)
     # Called with what each transaction touched as it commits, under the lock and before the
     # commit is final (the durable journal of ``serve --state``, ``state/journal.py``).
     commit_hook: Callable[[list], None] | None = None
