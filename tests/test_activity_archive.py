@@ -127,9 +127,7 @@ class Pair:
             "walletName": f"shared {self.counter}",
             "accounts": [account_spec("ADDRESS_FORMAT_ETHEREUM")],
         }
-        _, answer = self.submit(
-            "create_wallet", "ACTIVITY_TYPE_CREATE_WALLET", params, self.alice
-        )
+        _, answer = self.submit("create_wallet", "ACTIVITY_TYPE_CREATE_WALLET", params, self.alice)
         assert answer["activity"]["status"] == "ACTIVITY_STATUS_CONSENSUS_NEEDED"
         self.proposals.append(answer["activity"]["fingerprint"])
 
