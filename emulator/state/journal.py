@@ -87,6 +87,7 @@ class Journal:
             self.world.commit_hook = self._committed
             self.world.archive = self.archive
             self.archive.adopt(self.world.store)
+            self.archive.after_commit(self.world, [])  # a loaded state above the bound
         return self
 
     def detach(self) -> None:
