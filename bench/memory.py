@@ -132,7 +132,7 @@ def print_memory(memory: dict[str, Any]) -> None:
 # ----- per signature activity --------------------------------------------------------
 
 SIGN_WARM = 11_000  # past the call log's 10,000 entries: its share is then constant
-SIGN_FULL, SIGN_QUICK = 20_000, 2_000
+SIGN_FULL, SIGN_QUICK = 20_000, 1_000
 SIGN_GOAL = 1024  # bytes retained per signature activity
 
 
