@@ -11,6 +11,7 @@ CONSENSUS_NEEDED or PENDING instead.
 from __future__ import annotations
 
 import hashlib
+import sys
 from typing import Any
 
 from .. import messages
@@ -59,9 +60,10 @@ def new_vote(
         activity_id=activity_id,
         selection=selection,
         message=body.decode("utf-8"),
-        public_key=stamp.public_key,
+        # One string per key and scheme, not one per request (parsed from each X-Stamp).
+        public_key=sys.intern(stamp.public_key),
         signature=stamp.signature,
-        scheme=stamp.scheme,
+        scheme=sys.intern(stamp.scheme),
         created_at=now_ns,
         voter=caller.user,
     )

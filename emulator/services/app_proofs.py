@@ -24,6 +24,7 @@ import hashlib
 import json
 from typing import Any
 
+from ..compact import result_of
 from ..models import Activity, Organization, Vote
 from ..world import World
 from . import enclave_apps
@@ -120,7 +121,8 @@ def _approvals(votes: list[Vote]) -> str:
 
 
 def _derived_addresses(activity: Activity, params: Json) -> list[tuple[str, str, str]]:
-    result = next(iter(activity.result.values()), None) if activity.result else None
+    done = result_of(activity)
+    result = next(iter(done.values()), None) if done else None
     if not isinstance(result, dict) or "addresses" not in result:
         return []
     wallet_id = result.get("walletId") or params.get("walletId")

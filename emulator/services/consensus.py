@@ -24,6 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from .. import jsontext
+from ..compact import intent_of
 from ..crypto.stamps import ApiKeyStamp
 from ..errors import TurnkeyApiError
 from ..events import activity_updates
@@ -202,7 +203,7 @@ def _intent(activity: Activity) -> tuple[Operation, Version, Json]:
     found = find_by_activity_type(activity.activity_type)
     assert found is not None, activity.activity_type
     op, version = found
-    params = activity.intent[version.intent_key]
+    params = intent_of(activity)[version.intent_key]
     return op, version, (version.upgrade(params) if version.upgrade else params)
 
 
