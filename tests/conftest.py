@@ -4,12 +4,18 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from emulator import Emulator
 from emulator.http.app import handle
 from emulator.http.server import serving
 
 from .helpers import encode, stamped_headers
+
+# ``pytest -m fuzz --hypothesis-profile=long``: the fuzz run long (docs/fuzzing.md).
+settings.register_profile(
+    "long", max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck)
+)
 
 
 class Wire:
