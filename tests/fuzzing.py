@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from emulator import Emulator, OrganizationHandle
+from emulator.crypto.api_keys import CURVES as API_KEY_CURVES
+from emulator.crypto.api_keys import generate_key_pair
 from emulator.crypto.stamps import sign_stamp
 from emulator.errors import HTTP_STATUS
 from emulator.ids import is_uuid
@@ -46,6 +48,7 @@ class FuzzWorld:
     organization_ids: list[str]
     ids: list[str] = field(default_factory=list)
     addresses: list[str] = field(default_factory=list)
+    public_keys: list[str] = field(default_factory=list)
     checkpoint: Any = None
     digest: str = ""
 
@@ -125,6 +128,20 @@ def _harvest(value: Any, ids: set[str], addresses: set[str], key: str = "") -> N
             addresses.add(value)
 
 
+def _public_keys() -> list[str]:
+    """Public keys of every kind a request carries: API keys of the three curves
+    (compressed), and an uncompressed P-256 key (the target of export and import bundles)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    keys = [generate_key_pair(curve).public_key for curve in API_KEY_CURVES]
+    point = ec.generate_private_key(ec.SECP256R1()).public_key()
+    raw = point.public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+    )
+    return [*keys, raw.hex()]
+
+
 def build_world() -> FuzzWorld:
     emu = Emulator(seed=23)
     org = emu.create_organization("Fuzz Organization")
@@ -147,6 +164,7 @@ def build_world() -> FuzzWorld:
         sorted(ids),
         sorted(addresses),
     )
+    world.public_keys = _public_keys()
     world.checkpoint = emu.checkpoint()
     world.digest = state_digest(emu)
     return world
@@ -345,6 +363,22 @@ def bad_values(world: FuzzWorld) -> SearchStrategy[Any]:
 # --- plausible requests ----------------------------------------------------------------
 
 _ADDRESS_KEYS = {"signWith", "address", "from", "to", "smartContractAddress", "signWiths"}
+_KEY_KEYS = {"publicKey", "targetPublicKey", "bearerTokenTargetPublicKey", "ephemeralKey"}
+# Text fields that carry a number (seconds, counts, wei, nonces): drawn as one, to be broken.
+_NUMBER_KEYS = {
+    "expirationSeconds",
+    "limit",
+    "value",
+    "nonce",
+    "gasLimit",
+    "maxFeePerGas",
+    "maxPriorityFeePerGas",
+    "threshold",
+    "deadline",
+    "decimals",
+    "duration",
+    "otpLength",
+}
 
 
 def plausible(data: st.DataObject, value: Any, world: FuzzWorld, key: str = "") -> Any:
@@ -356,6 +390,11 @@ def plausible(data: st.DataObject, value: Any, world: FuzzWorld, key: str = "") 
     if isinstance(value, str) and key in _ADDRESS_KEYS and world.addresses:
         pool = world.addresses + world.ids
         return data.draw(st.one_of(st.sampled_from(pool), st.just(value)), label=key)
+    if isinstance(value, str) and key in _KEY_KEYS:
+        return data.draw(st.one_of(st.sampled_from(world.public_keys), st.just(value)), label=key)
+    if isinstance(value, str) and key in _NUMBER_KEYS:
+        numbers = st.integers(0, 10**6).map(str)
+        return data.draw(st.one_of(numbers, st.just(value)), label=key)
     if isinstance(value, str) and (is_uuid(value) or key.endswith(("Id", "Ids"))):
         return data.draw(st.one_of(st.sampled_from(world.ids), st.just(value)), label=key)
     return value
@@ -407,7 +446,11 @@ def break_body(data: st.DataObject, body: Json, world: FuzzWorld) -> Json:
     for _ in range(data.draw(st.integers(1, 3), label="breaks")):
         paths = _paths(body)
         path = data.draw(st.sampled_from(paths), label="at") if paths else ()
-        action = data.draw(st.sampled_from(("replace", "replace", "drop", "add")), label="how")
+        action = data.draw(st.sampled_from(("odd", "odd", "replace", "drop", "add")), label="how")
+        if action == "odd":  # a text field given odd text: what its schema lets through
+            texts = [p for p in paths if isinstance(_container(body, p), str)]
+            path = data.draw(st.sampled_from(texts), label="at") if texts else path
+            action = "replace"
         if not path:
             action = "add"
         parent = _container(body, path[:-1]) if path else body
