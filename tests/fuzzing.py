@@ -49,6 +49,7 @@ class FuzzWorld:
     ids: list[str] = field(default_factory=list)
     addresses: list[str] = field(default_factory=list)
     public_keys: list[str] = field(default_factory=list)
+    ids_by_kind: dict[str, list[str]] = field(default_factory=dict)
     checkpoint: Any = None
     digest: str = ""
 
@@ -114,7 +115,17 @@ def _populate(emu: Emulator, handle: OrganizationHandle, name: str) -> None:
     )
 
 
-def _harvest(value: Any, ids: set[str], addresses: set[str], key: str = "") -> None:
+def id_kind(key: str) -> str:
+    """The kind of id a field holds, by its name: ``userIds``, ``addUserIds`` and ``userId``
+    hold user ids; ``userTags`` holds user tag ids."""
+    for prefix in ("add", "remove"):
+        if key.startswith(prefix) and key[len(prefix) : len(prefix) + 1].isupper():
+            key = key[len(prefix)].lower() + key[len(prefix) + 1 :]
+    key = key.removesuffix("s")
+    return key if key.endswith("Id") else key + "Id"
+
+
+def _harvest(value: Any, ids: dict[str, set[str]], addresses: set[str], key: str = "") -> None:
     if isinstance(value, dict):
         for k, v in value.items():
             _harvest(v, ids, addresses, k)
@@ -123,7 +134,7 @@ def _harvest(value: Any, ids: set[str], addresses: set[str], key: str = "") -> N
             _harvest(v, ids, addresses, key)
     elif isinstance(value, str):
         if is_uuid(value):
-            ids.add(value)
+            ids.setdefault(id_kind(key), set()).add(value)
         elif key == "address" and value:
             addresses.add(value)
 
@@ -149,7 +160,7 @@ def build_world() -> FuzzWorld:
     sub = emu.create_organization("Fuzz Sub", parent_organization_id=org.organization_id)
     for handle, name in ((org, "fuzz"), (other, "other"), (sub, "sub")):
         _populate(emu, handle, name)
-    ids: set[str] = set()
+    ids: dict[str, set[str]] = {}
     addresses: set[str] = set()
     for handle in (org, other, sub):
         call = {"organization_id": handle.organization_id, "caller": handle}
@@ -161,9 +172,10 @@ def build_world() -> FuzzWorld:
         emu,
         org,
         [org.organization_id, other.organization_id, sub.organization_id],
-        sorted(ids),
+        sorted(set().union(*ids.values())),
         sorted(addresses),
     )
+    world.ids_by_kind = {kind: sorted(found) for kind, found in ids.items()}
     world.public_keys = _public_keys()
     world.checkpoint = emu.checkpoint()
     world.digest = state_digest(emu)
@@ -396,7 +408,10 @@ def plausible(data: st.DataObject, value: Any, world: FuzzWorld, key: str = "") 
         numbers = st.integers(0, 10**6).map(str)
         return data.draw(st.one_of(numbers, st.just(value)), label=key)
     if isinstance(value, str) and (is_uuid(value) or key.endswith(("Id", "Ids"))):
-        return data.draw(st.one_of(st.sampled_from(world.ids), st.just(value)), label=key)
+        # Mostly an id of the field's kind (of this organization or another), else any.
+        same_kind = world.ids_by_kind.get(id_kind(key)) or world.ids
+        ids = st.one_of(st.sampled_from(same_kind), st.sampled_from(world.ids), st.just(value))
+        return data.draw(ids, label=key)
     return value
 
 
@@ -440,11 +455,18 @@ def _container(body: Any, path: tuple[Any, ...]) -> Any:
     return body
 
 
+ENVELOPE = ("organizationId", "type", "timestampMs")
+
+
 def break_body(data: st.DataObject, body: Json, world: FuzzWorld) -> Json:
-    """``body`` with one to three fields replaced, dropped or added."""
+    """``body`` with one to three fields replaced, dropped or added (the envelope's
+    ``organizationId``, ``type`` and ``timestampMs`` one time in five: broken, they stop
+    a request before its parameters are read)."""
     body = json.loads(json.dumps(body))  # a copy to break
     for _ in range(data.draw(st.integers(1, 3), label="breaks")):
         paths = _paths(body)
+        if data.draw(st.integers(0, 4), label="envelope") > 0:
+            paths = [p for p in paths if p[0] not in ENVELOPE]  # none: a field is added
         path = data.draw(st.sampled_from(paths), label="at") if paths else ()
         action = data.draw(st.sampled_from(("odd", "odd", "replace", "drop", "add")), label="how")
         if action == "odd":  # a text field given odd text: what its schema lets through
