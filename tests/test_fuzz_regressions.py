@@ -7,6 +7,9 @@ nothing.
 
 from __future__ import annotations
 
+import io
+import json
+
 import pytest
 
 from emulator.crypto.api_keys import generate_key_pair
@@ -244,3 +247,24 @@ def test_integer_and_quantity_read_what_proto_json_and_chains_write():
     assert integer(float("nan"), floats=True) is None
     assert quantity("0x1F") == 31 and quantity("31") == 31 and quantity("0x") is None
     assert quantity("0x" + "f" * 99) is None  # past MAX_DIGITS
+
+
+# --- Content-Length -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("length", ["²", "١٢", "9" * 5000])
+def test_a_content_length_in_other_digits_is_refused_over_wsgi(world, length):
+    raw = encode({"organizationId": world.org.organization_id})
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": "/public/v1/query/whoami",
+        "CONTENT_LENGTH": length,
+        "wsgi.input": io.BytesIO(raw),
+    }
+    seen = {}
+    payload = b"".join(
+        world.emu.wsgi_app(environ, lambda status, headers: seen.update(status=status))
+    )
+    body = json.loads(payload)
+    assert seen["status"].startswith("400 ") and body["code"] == 3, body
+    assert body["message"].startswith("invalid Content-Length: ")
