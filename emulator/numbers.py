@@ -22,6 +22,7 @@ import re
 # text names no number any field takes (and ``int()`` refuses over 4,300 digits).
 MAX_DIGITS = 100
 
+_TOO_LONG = 10**MAX_DIGITS
 _DECIMAL = re.compile(r"-?[0-9]+", re.ASCII)
 _UNSIGNED_DECIMAL = re.compile(r"[0-9]+", re.ASCII)
 _HEX = re.compile(r"0[xX][0-9a-fA-F]+", re.ASCII)
@@ -48,6 +49,8 @@ def integer(value: object, *, signed: bool = False, floats: bool = False) -> int
             return None
         number = int(value)
     else:
+        return None
+    if not -_TOO_LONG < number < _TOO_LONG:  # a JSON number as long as text past MAX_DIGITS
         return None
     return number if signed or number >= 0 else None
 

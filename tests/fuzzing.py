@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,7 @@ from emulator.crypto.stamps import sign_stamp
 from emulator.errors import HTTP_STATUS
 from emulator.ids import is_uuid
 from emulator.ops import ACTIVITY, REGISTRY, Operation
-from emulator.schema import Array, Enum, Object
+from emulator.schema import Array, Enum, Integer, Object, String
 from emulator.testing import strategies
 from emulator.testing.digest import state_digest
 
@@ -493,6 +494,57 @@ def break_body(data: st.DataObject, body: Json, world: FuzzWorld) -> Json:
             name = data.draw(st.one_of(st.text(max_size=8), st.sampled_from(sorted(_ADDRESS_KEYS))))
             target[name] = data.draw(bad_values(world), label="extra")
     return body
+
+
+def number_fields() -> frozenset[str]:
+    """The names of the fields that carry a number: the schema's integers and ``uint``
+    strings, and the text fields read as numbers (``expirationSeconds``, fees, ...)."""
+    found: set[str] = set(_NUMBER_KEYS)
+
+    def walk(spec: Any, name: str) -> None:
+        if isinstance(spec, Integer) or (isinstance(spec, String) and spec.fmt == "uint"):
+            found.add(name)
+        elif isinstance(spec, Array):
+            walk(spec.items, name)
+        elif isinstance(spec, Object):
+            for key, fld in spec.fields.items():
+                walk(fld.spec, key)
+
+    for op in REGISTRY.values():
+        for spec in [v.params for v in op.versions] + ([op.body] if op.body else []):
+            walk(spec, "")
+    return frozenset(found)
+
+
+NUMBER_FIELDS = number_fields()
+
+
+def has_number_fields(op: Operation) -> bool:
+    """Whether a request of ``op`` carries a number (an activity's ``timestampMs`` counts)."""
+    specs = [v.params for v in op.versions] + ([op.body] if op.body else [])
+    return op.kind == ACTIVITY or any(NUMBER_FIELDS & set(_names(s)) for s in specs)
+
+
+def _names(spec: Any) -> Iterator[str]:
+    if isinstance(spec, Array):
+        yield from _names(spec.items)
+    elif isinstance(spec, Object):
+        for key, fld in spec.fields.items():
+            yield key
+            yield from _names(fld.spec)
+
+
+def odd_numbers(data: st.DataObject, value: Any, key: str = "") -> Any:
+    """``value`` with every number-carrying field (and ``timestampMs``) given a number
+    written oddly: the class of the 500s the outside fuzz found, in every reader at once."""
+    if isinstance(value, dict):
+        return {k: odd_numbers(data, v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [odd_numbers(data, v, key) for v in value]
+    if key in NUMBER_FIELDS or key == "timestampMs":
+        odd = st.one_of(numeric_strings(_INTS), _NUMBERS)
+        return data.draw(st.one_of(odd, st.just(value)), label=key)
+    return value
 
 
 # --- the wire -----------------------------------------------------------------------------

@@ -99,6 +99,21 @@ def test_a_timestamp_in_other_digits_is_refused(world, timestamp):
     assert field_violations(body) == {"timestampMs": TIMESTAMP_RULE}
 
 
+@pytest.mark.parametrize(
+    "timestamp", [10**400, -(10**400), 1e308], ids=["1e400", "-1e400", "1e308"]
+)
+def test_a_timestamp_as_a_huge_json_number_is_refused(world, timestamp):
+    answer = submit(
+        world,
+        "create_private_key_tag",
+        "ACTIVITY_TYPE_CREATE_PRIVATE_KEY_TAG",
+        {"privateKeyTagName": "t", "privateKeyIds": []},
+        timestampMs=timestamp,
+    )
+    body = refused(world, answer, "fieldViolations: timestampMs")
+    assert field_violations(body) == {"timestampMs": TIMESTAMP_RULE}
+
+
 def test_a_timestamp_in_the_current_window_in_arabic_digits_is_not_taken(world):
     now = str(world.emu.world.clock.now_ms())
     arabic = "".join("٠١٢٣٤٥٦٧٨٩"[int(c)] for c in now)
@@ -247,6 +262,8 @@ def test_integer_and_quantity_read_what_proto_json_and_chains_write():
     assert integer(float("nan"), floats=True) is None
     assert quantity("0x1F") == 31 and quantity("31") == 31 and quantity("0x") is None
     assert quantity("0x" + "f" * 99) is None  # past MAX_DIGITS
+    assert integer(10**100) is None and integer(10**100 - 1) == 10**100 - 1
+    assert integer(1e300, floats=True) is None
 
 
 # --- Content-Length -------------------------------------------------------------------------------
