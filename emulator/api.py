@@ -255,6 +255,7 @@ class Emulator(OperationMethods, Seams, Documents, WireAccess):
             self._world.outbox.clear()
             self._world.webhooks.clear()
             self._world.chains = None  # the embedded chains start afresh on their next use
+            self._world.rate_limits = None  # full rate-limit buckets (``ratelimits.py``)
 
     def organization(self, organization_id: str | None = None) -> OrganizationHandle:
         """The handle of an organization made by ``create_organization`` (the first one by
@@ -388,6 +389,8 @@ class Emulator(OperationMethods, Seams, Documents, WireAccess):
         now_ms = world.clock.now_ms()
         stamp = max(now_ms, self._last_timestamp_ms + 1)
         window_s = world.settings.timestamp_window_s
+        if window_s is not None:
+            window_s = min(window_s, world.settings.timestamp_future_s)  # how far ahead
         if window_s is not None and stamp - now_ms > window_s * 1000:
             stamp = now_ms
         seen = world.store.activities_by_fingerprint

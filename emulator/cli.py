@@ -4,15 +4,17 @@ The first line on stdout is one JSON object with ``baseUrl``,
 ``organizationId``, ``userId``, ``apiPublicKey`` and ``apiPrivateKey`` (the
 credentials of the root user, so that a client can talk to the server), and
 the enclave's ``signerPublicKey``, ``notarizerPublicKey``, ``tlsFetcherPublicKey`` and
-``tlsFetcherEncryptPublicKey`` (uncompressed P-256 hex) for the SDKs' key overrides.
+``tlsFetcherEncryptPublicKey`` (uncompressed P-256 hex) for the SDKs' key overrides, and
+``rateLimits``, the plan whose documented rate limits ``--rate-limits`` enforces (or null).
 
 In memory by default. ``--state PATH`` keeps everything in a SQLite file
 (``state/persistence.py``, ``state/journal.py``): each committed change is
 written to its journal, only what it changed, before it is answered (and
 fsynced with ``--sync full``), and a restart comes back with the same
 organization, root key and everything else. Only a path where nothing exists
-starts a new world: a file that is not a whole state file of ours is refused
-(exit status 2), never replaced. Control endpoints (``/emulator/v1/...``) are
+(nor its ``-wal`` or ``-shm``) starts a new world: a file that is not a whole state
+file of ours is refused (exit status 2), and not one byte of it changes
+(``docs/state-files.md``). Control endpoints (``/emulator/v1/...``) are
 served too,
 to this machine only (a token is required when binding beyond loopback), and
 ``/emulator/v1/reset`` goes back to the bootstrapped organization. The dashboard
@@ -28,13 +30,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sqlite3
 import sys
 from collections.abc import Sequence
 from urllib.parse import urlencode
 
-from . import jsontext
+from . import conformance, jsontext
 from .api import Emulator, OrganizationHandle
 from .authproxy.config import AuthProxyConfig
 from .gc_tuning import freeze_survivors, freeze_young
@@ -42,7 +43,9 @@ from .http.auth_proxy import PREFIX as AUTH_PROXY_PREFIX
 from .http.control import Control
 from .http.options import MIB, WireOptions
 from .http.server import StartupError, make_api_server
+from .ratelimits import PLANS, plan_named
 from .state.journal import Journal
+from .state.opening import is_new
 from .state.persistence import SYNC_MODES, StateFile
 
 
@@ -81,8 +84,17 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--timestamp-window",
         type=float,
-        default=600.0,
-        help="seconds an activity's timestampMs may be off the clock (0 turns the check off)",
+        default=3600.0,
+        help="seconds old an activity's timestampMs may be (0 turns the check off; it may be"
+        " at most 300 s ahead)",
+    )
+    serve.add_argument(
+        "--rate-limits",
+        type=_plan,
+        metavar="PLAN",
+        help="enforce the documented rate limits of this plan: "
+        + ", ".join(PLANS)
+        + " (default: none; docs/rate-limits.md)",
     )
     proxy = serve.add_argument_group("Auth Proxy (served under <baseUrl>/authproxy)")
     proxy.add_argument(
@@ -166,7 +178,21 @@ def _parser() -> argparse.ArgumentParser:
         default=wire.graceful_timeout_s,
         help="seconds a stop waits for requests in flight",
     )
+    conformance.add_arguments(
+        commands.add_parser(
+            "conformance",
+            help="check an endpoint (the real service or this emulator) against the emulator's"
+            " behaviour, through the official SDK (docs/conformance.md)",
+        )
+    )
     return parser
+
+
+def _plan(name: str) -> str:
+    try:
+        return plan_named(name).name
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def wire_options(args: argparse.Namespace) -> WireOptions:
@@ -203,6 +229,8 @@ def chain_rpc_urls(values: list[str] | None) -> dict[str, str]:
 def _configure_chains(emulator: Emulator, args: argparse.Namespace) -> None:
     emulator.settings.chain_rpc_urls.update(chain_rpc_urls(getattr(args, "chain_rpc", None)))
     emulator.settings.chain_block_time_s = getattr(args, "chain_block_time", 0.0) or 0.0
+    if getattr(args, "rate_limits", None):  # else a state file's own setting stays
+        emulator.settings.rate_limits = args.rate_limits
 
 
 def _start(args: argparse.Namespace) -> tuple[Emulator, OrganizationHandle, Journal | None]:
@@ -210,12 +238,18 @@ def _start(args: argparse.Namespace) -> tuple[Emulator, OrganizationHandle, Jour
     ``--state``, the journal that writes every commit to the file, attached."""
     chain_rpc_urls(getattr(args, "chain_rpc", None))  # refuse a bad option before anything
     window = args.timestamp_window or None
-    if args.state and os.path.lexists(args.state):
-        state = StateFile.open(args.state, sync=args.sync)
-        try:
+    if args.state and not is_new(args.state):  # a -wal without its file is refused there
+
+        def load(document: dict) -> Emulator:  # on a private copy: a refusal changes nothing
             emulator = Emulator.from_document(
-                state.read(), exact_order=False, timestamp_window_s=window
+                document, exact_order=False, timestamp_window_s=window
             )
+            emulator.organization()
+            return emulator
+
+        state = StateFile.open(args.state, sync=args.sync, load=load)
+        try:
+            emulator = state.loaded
             org = emulator.organization()
             _configure_chains(emulator, args)
         except BaseException:
@@ -285,6 +319,7 @@ def serve(args: argparse.Namespace) -> int:
                 "dashboardUrl": dashboard_url(server.base_url, options.control_token),
                 "authProxyUrl": server.base_url + AUTH_PROXY_PREFIX if proxy_config else None,
                 "authProxyConfigId": proxy_config.config_id if proxy_config else None,
+                "rateLimits": emulator.settings.rate_limits,
             }
         ),
         flush=True,
@@ -326,4 +361,6 @@ def _one_line(error: BaseException) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "conformance":
+        return conformance.main(args)
     return serve(args)

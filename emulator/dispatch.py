@@ -1,7 +1,8 @@
 """Run one request against the world: the path every way in goes through.
 
 The order is the real service's: the target organization (400 malformed, 404
-unknown), then the caller's stamp (401), then for an activity its
+unknown), with rate limits on its buckets (429, ``ratelimits.py``: a refused request
+changes nothing), then the caller's stamp (401), then for an activity its
 fingerprint (the same body is the same activity, and from another user while
 it awaits consensus, their approval), type, ``timestampMs``, parameters (400
 naming each bad field), the voter's organization and the policy engine (403,
@@ -25,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from . import messages, render
+from . import messages, ratelimits, render
 from .crypto.attested import AttestedStamp
 from .crypto.stamps import ApiKeyStamp
 from .crypto.webauthn import WebauthnStamp
@@ -102,6 +103,8 @@ def _dispatch(world: World, request: Request) -> Json:
                     messages.BAD_REQUEST_BODY, turnkey_error_code="REQUEST_INVALID"
                 )
             org = target_organization(world, request.body.get("organizationId"))
+            if world.settings.rate_limits is not None:  # off by default: no other cost
+                ratelimits.admit(world, org, op.name, started_ns)
             if isinstance(request.stamp, AttestedStamp):
                 caller = authenticate_attested(world, org, request.stamp, request.raw, op.name)
                 org = caller.organization  # a login addressed to the parent: the user's own

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Mapping
 from http import HTTPStatus
 
-from .. import jsontext, messages
+from .. import jsontext, messages, ratelimits
 from ..crypto.attested import (
     ATTESTED_STAMP_HEADER,
     AttestedStamp,
@@ -51,6 +51,36 @@ def handle(
 ) -> tuple[int, bytes]:
     """Answer one HTTP request: ``(status, JSON body bytes)``. ``headers`` keys are lower case;
     ``client_ip`` is the peer's address, where there is one (IP allowlists read it)."""
+    status, _, payload = answer(world, method, path, headers, body, client_ip)
+    return status, payload
+
+
+def answer(
+    world: World,
+    method: str,
+    path: str,
+    headers: Mapping[str, str],
+    body: bytes,
+    client_ip: str | None = None,
+) -> tuple[int, list[tuple[str, str]], bytes]:
+    """``handle``'s answer with the headers of its own it carries: with rate limits on, the
+    quota of the request (``ratelimits.headers``); none otherwise."""
+    if world.settings.rate_limits is None:
+        status, payload = _handle(world, method, path, headers, body, client_ip)
+        return status, [], payload
+    ratelimits.forget()
+    status, payload = _handle(world, method, path, headers, body, client_ip)
+    return status, ratelimits.headers(headers, client_ip), payload
+
+
+def _handle(
+    world: World,
+    method: str,
+    path: str,
+    headers: Mapping[str, str],
+    body: bytes,
+    client_ip: str | None,
+) -> tuple[int, bytes]:
     try:
         op = find_by_path(path)
         if op is None:
@@ -72,7 +102,9 @@ def handle(
         error_id = str(uuid.uuid4())
         print(f"internal server error ({error_id})", file=sys.stderr)
         traceback.print_exc()
-        error = TurnkeyApiError(INTERNAL, f"internal server error ({error_id})")
+        error = TurnkeyApiError(
+            INTERNAL, f"internal server error ({error_id})", turnkey_error_code="INTERNAL"
+        )
         return error.status, json.dumps(error.body()).encode()
 
 

@@ -9,7 +9,7 @@ shape ``{code, message, details, turnkeyErrorCode}``.
 * ``health``: ``{ok, organizationId}``.
 * ``reset``: back to the baseline (for ``serve``: the organization it bootstrapped, so
   the credentials it printed keep working), or a new emulator's state when there is
-  none; answers ``{organizationId}``.
+  none, with full rate-limit buckets; answers ``{organizationId}``.
 * ``snapshot`` → ``{snapshotId}``; ``restore`` ``{snapshotId}``.
 * ``clock`` ``{freezeAtMs?, freeze?, unfreeze?, advanceSeconds?}`` → ``{nowMs, frozen}``.
 * ``calls`` ``{operation?, status?, userId?, organizationId?}`` → ``{calls: [...]}`` (each
@@ -36,6 +36,9 @@ shape ``{code, message, details, turnkeyErrorCode}``.
   timeMs, headers, status, answer, error}], nextAttemptMs}``; ``events/deliveries.py``);
   ``webhooks/clear``; ``webhooks/run`` ``{synchronous?, timeoutSeconds?}`` → ``{settled,
   synchronous}`` (sets the switch, then waits until no attempt is due).
+* ``rate_limits`` (GET, or POST ``{plan?}``) → ``{plan, plans, ...}``: the documented rate
+  limits enforced (``emulator/ratelimits.py``); POST ``{"plan": "pro"}`` turns them on with
+  fresh buckets, ``{"plan": null}`` off; an unknown plan is a 400 naming the valid ones.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 from .. import jsontext
 from ..codec import camel
 from ..errors import INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED
+from ..ratelimits import BUCKET_SECONDS, ENDPOINT_RPS, PLANS, SUB_ORGANIZATION_RPS, plan_named
 
 if TYPE_CHECKING:
     from ..api import Emulator
@@ -55,7 +59,7 @@ PREFIX = "/emulator/v1/"
 Json = dict[str, Any]
 
 
-READABLE = frozenset({"health", "calls", "outbox", "auth_proxy", "webhooks"})
+READABLE = frozenset({"health", "calls", "outbox", "auth_proxy", "webhooks", "rate_limits"})
 _CODES = {400: INVALID_ARGUMENT, 404: NOT_FOUND, 405: UNIMPLEMENTED, 501: UNIMPLEMENTED}
 
 
@@ -137,6 +141,7 @@ class Control:
         else:
             self.emulator.reset()
         self._snapshots.clear()
+        self.emulator.world.rate_limits = None  # full rate-limit buckets again
         return {"organizationId": self.emulator._first_org_id}
 
     def _snapshot(self, params: Json) -> Json:
@@ -270,6 +275,21 @@ class Control:
         done = webhooks.wait(float(params.get("timeoutSeconds", 10)))
         return {"settled": done, "synchronous": webhooks.synchronous}
 
+    def _rate_limits(self, params: Json) -> Json:
+        settings = self.emulator.settings
+        if "plan" in params:
+            plan = params["plan"]
+            settings.rate_limits = None if plan is None else plan_named(plan).name
+            self.emulator.world.rate_limits = None  # fresh buckets
+        plans = [{"name": p.name, "title": p.title, "rps": p.rps} for p in PLANS.values()]
+        return {
+            "plan": settings.rate_limits,
+            "plans": plans,
+            "bucketSeconds": BUCKET_SECONDS,
+            "subOrganizationRps": SUB_ORGANIZATION_RPS,
+            "endpointRps": dict(ENDPOINT_RPS),
+        }
+
     _ACTIONS = {
         "health": _health,
         "reset": _reset,
@@ -289,6 +309,7 @@ class Control:
         "webhooks": _webhooks,
         "webhooks/clear": _webhooks_clear,
         "webhooks/run": _webhooks_run,
+        "rate_limits": _rate_limits,
     }
 
 

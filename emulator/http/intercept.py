@@ -16,7 +16,7 @@ from requests.adapters import BaseAdapter
 from requests.structures import CaseInsensitiveDict
 
 from ..world import World
-from .app import handle, status_line
+from .app import answer, status_line
 
 
 class EmulatorAdapter(BaseAdapter):
@@ -32,12 +32,12 @@ class EmulatorAdapter(BaseAdapter):
             body = body.encode("utf-8")
         headers = {k.lower(): v for k, v in request.headers.items()}
         path = urlsplit(request.url or "").path
-        status, payload = handle(self.world, request.method or "GET", path, headers, body)
+        status, own, payload = answer(self.world, request.method or "GET", path, headers, body)
         response = requests.Response()
         response.status_code = status
         response.reason = status_line(status).partition(" ")[2]
         response.headers = CaseInsensitiveDict(
-            {"Content-Type": "application/json", "Content-Length": str(len(payload))}
+            {"Content-Type": "application/json", "Content-Length": str(len(payload)), **dict(own)}
         )
         response._content = payload
         response.encoding = "utf-8"

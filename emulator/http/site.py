@@ -1,6 +1,6 @@
 """One HTTP request to its answer, whatever server carries it: routing, CORS, the control guard.
 
-* ``/public/...``: the API (``app.handle``). Every answer carries the CORS headers a
+* ``/public/...``: the API (``app.answer``). Every answer carries the CORS headers a
   browser needs when the request came from an allowed origin, errors included, and an
   ``OPTIONS`` preflight is answered with the methods and headers the official SDKs use.
 * ``/authproxy/...``: the Auth Proxy of the served emulator (``auth_proxy.py``), where
@@ -35,7 +35,7 @@ from ..events.signing import JWKS_PATH, webhook_signer
 from ..ops.registry import SUBMIT_PREFIX
 from ..world import World
 from . import auth_proxy
-from .app import handle
+from .app import answer as api_answer
 from .control import PREFIX as CONTROL_PREFIX
 from .control import Control
 from .options import CORS_ALLOWED_HEADERS, LOOPBACK_NAMES, WireOptions
@@ -127,10 +127,10 @@ class Site:
             jwks = webhook_signer(self.world.enclave).jwks()
             cache = ("Cache-Control", "public, max-age=300")
             return 200, [JSON_TYPE, cache, *cors], json.dumps(jwks).encode()
-        status, payload = handle(self.world, method, path, headers, body, client_ip)
+        status, own, payload = api_answer(self.world, method, path, headers, body, client_ip)
         if status == 200 and self.on_change is not None and path.startswith(SUBMIT_PREFIX):
             self.on_change()
-        return status, [JSON_TYPE, *cors], payload
+        return status, [JSON_TYPE, *cors, *own], payload
 
     # ----- browsers --------------------------------------------------------------------
 

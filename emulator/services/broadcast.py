@@ -47,7 +47,7 @@ SOLANA_FEE_PER_SIGNATURE = 5000
 
 
 def chain_unavailable(exc: ChainUnavailable) -> InvalidArgument:
-    return InvalidArgument(str(exc), turnkey_error_code="CHAIN_UNAVAILABLE")
+    return InvalidArgument(str(exc), turnkey_error_code="RPC_CALL_ERROR")
 
 
 def uint_param(params: dict[str, Any], name: str, default: int | None = None) -> int | None:
@@ -81,9 +81,7 @@ def evm_address(value: Any, name: str) -> str:
 def solana_address(value: Any, name: str) -> str:
     """A Solana address parameter, checked (32 bytes in base58)."""
     try:
-        valid = (
-            isinstance(value, str) and len(value) <= 44 and len(base58_decode(value)) == 32
-        )
+        valid = isinstance(value, str) and len(value) <= 44 and len(base58_decode(value)) == 32
     except ValueError:
         valid = False
     if not valid:

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..models import Activity, NameIndex, Organization, Unsaved, WalletAccount
+from ..redact import Sealed
 from ..store import Store
 from .records import Context, _Keyed, record
 
@@ -74,7 +75,7 @@ def changed_units(store: Store, touched: Iterable[tuple[Any, Any, Any]]) -> list
     for target, key, value in touched:
         if type(target) is NameIndex or type(target) is Unsaved:
             continue  # derived: rebuilt on load; or outside the saved state
-        if type(target) is dict:
+        if type(target) is dict or type(target) is Sealed:  # the vault's are Sealed
             if target is store.organizations:
                 units[("org", key)] = None
                 continue
