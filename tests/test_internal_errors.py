@@ -50,7 +50,13 @@ def _assert_generic_500(status: int, payload: bytes) -> dict:
     body = json.loads(payload)
     assert set(body) == {"code", "message", "details", "turnkeyErrorCode"}
     assert body["code"] == 13 and GENERIC.fullmatch(body["message"]), body
-    assert body["details"] == [] and body["turnkeyErrorCode"] == ""
+    assert body["turnkeyErrorCode"] == "INTERNAL"  # the documented code (TurnkeyErrorCode 1)
+    assert body["details"] == [
+        {
+            "@type": "type.googleapis.com/errors.v1.TurnkeyErrorDetail",
+            "turnkeyErrorCode": "INTERNAL",
+        }
+    ]
     return body
 
 
