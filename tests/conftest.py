@@ -4,6 +4,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from emulator import Emulator, compact
 from emulator.http.app import handle
@@ -16,6 +17,11 @@ from .helpers import encode, stamped_headers
 # And soon: an activity is compacted once two newer ones are recorded, not 64.
 compact.VERIFY = True
 compact.YOUNG = 2
+
+# ``pytest -m fuzz --hypothesis-profile=long``: the fuzz run long (docs/fuzzing.md).
+settings.register_profile(
+    "long", max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck)
+)
 
 
 class Wire:

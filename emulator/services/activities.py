@@ -17,6 +17,7 @@ from typing import Any
 from .. import messages
 from ..errors import InvalidArgument, ValidationFailed
 from ..models import Activity, MfaProgress, Organization, PolicyOutcome, Vote
+from ..numbers import integer
 from ..schema import Violations
 from ..world import World
 from .auth import Caller
@@ -31,8 +32,8 @@ def fingerprint(body: bytes) -> str:
 
 def check_timestamp(world: World, raw: object) -> str:
     """``timestampMs`` as a string, after checking it is recent on the emulator's clock."""
-    text = str(raw) if isinstance(raw, int) and not isinstance(raw, bool) else raw
-    if not isinstance(text, str) or not text.isdigit():
+    milliseconds = integer(raw)  # ASCII digits only: not "١٢٣", "²" or " 1"
+    if milliseconds is None:
         errors = Violations()
         errors.add("timestampMs", "must be a string of milliseconds since the epoch")
         raise ValidationFailed(errors)
@@ -40,13 +41,13 @@ def check_timestamp(world: World, raw: object) -> str:
     if window is not None:
         now_ms = world.clock.now_ms()
         future = min(window, world.settings.timestamp_future_s)
-        drift_ms = int(text) - now_ms
+        drift_ms = milliseconds - now_ms
         if drift_ms <= -window * 1000 or drift_ms > future * 1000:  # "less than an hour old"
             raise InvalidArgument(
-                messages.timestamp_outside_window(int(text), now_ms, window, future),
+                messages.timestamp_outside_window(milliseconds, now_ms, window, future),
                 turnkey_error_code="INVALID_TIME",
             )
-    return text
+    return raw if isinstance(raw, str) else str(milliseconds)
 
 
 def new_vote(

@@ -22,6 +22,7 @@ from ..crypto import eip712
 from ..crypto.signing import EIP712, EIP7702_AUTHORIZATION
 from ..crypto.transactions import TransactionError
 from ..models import Organization, PrivateKey, SignerRef, User, Wallet
+from ..numbers import quantity
 from ..policy import Lazy, PolicyEvaluationError, Timestamp, abi, idl
 from ..policy.catalog import activity_kind, exposed_params, resource_action
 from ..policy.chains import eip712_view, eip7702_view, ethereum_view, solana_view
@@ -227,8 +228,10 @@ def _add_sent_transaction(env: Json, org: Organization, params: Mapping[str, Any
 
 
 def _number(value: Any) -> int:
-    text = str(value or "0")
-    return int(text, 16) if text.lower().startswith("0x") else int(text)
+    number = quantity(value or "0")
+    if number is None:
+        raise ValueError(f"not a quantity: {value!r}")
+    return number
 
 
 def send_intent_transaction(
@@ -239,7 +242,7 @@ def send_intent_transaction(
     from ..chains.evm_tx import unsigned_1559
 
     try:
-        chain_id = int(caip2.split(":", 1)[1])
+        chain_id = _number(caip2.split(":", 1)[1])
         data = bytes.fromhex(str(call.get("data") or "0x").removeprefix("0x"))
         return unsigned_1559(
             chain_id,
