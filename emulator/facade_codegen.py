@@ -136,9 +136,16 @@ def _sdk_model(op: Operation) -> Any:
 
     if op.kind == ACTIVITY:
         key = op.default_version.result_key
-        return getattr(turnkey_sdk_types, "v1" + key[:1].upper() + key[1:], None) if key else None
-    # None for a query the Python SDK lacks (@turnkey/http only): typed from the registry.
-    return getattr(turnkey_sdk_types, pascal(op.sdk_method) + "Response", None)
+        name = "v1" + key[:1].upper() + key[1:] if key else ""
+    else:  # None for a query the Python SDK lacks (@turnkey/http only): typed from the registry
+        name = pascal(op.sdk_method) + "Response"
+    model = getattr(turnkey_sdk_types, name, None) if name else None
+    if model is not None:
+        # A model's forward references resolve when pydantic first builds it, which another
+        # use of the SDK may or may not have done yet: resolve them here, so the output never
+        # depends on what ran before.
+        model.model_rebuild(force=True)
+    return model
 
 
 def _annotation(annotation: Any) -> str:

@@ -191,7 +191,7 @@ class PrivateKeyParams(_PrivateKeyParamsRequired, total=False):
 
 class CreatePrivateKeysResult(TypedDict):
     activity: dict[str, Any]
-    privateKeys: Any
+    privateKeys: list[dict[str, Any]]
 
 
 class CreateReadOnlySessionResult(TypedDict):
@@ -274,7 +274,7 @@ class _CreateSubOrganizationResultRequired(TypedDict):
 
 
 class CreateSubOrganizationResult(_CreateSubOrganizationResultRequired, total=False):
-    wallet: Any
+    wallet: dict[str, Any]
     rootUserIds: list[str]
 
 
@@ -387,7 +387,7 @@ class SubscriptionParams(_SubscriptionParamsRequired, total=False):
 class CreateWebhookEndpointResult(TypedDict):
     activity: dict[str, Any]
     endpointId: str
-    webhookEndpoint: Any
+    webhookEndpoint: dict[str, Any]
 
 
 class DeleteInvitationResult(TypedDict):
@@ -786,11 +786,6 @@ class ListPoliciesResult(TypedDict):
 class ListPrivateKeyTagsResult(TypedDict):
     activity: dict[str, Any]
     privateKeyTags: list[dict[str, Any]]
-
-
-class ListPrivateKeysResult(TypedDict):
-    activity: dict[str, Any]
-    privateKeys: list[dict[str, Any]]
 
 
 class ListSecretsResult(TypedDict):
@@ -2683,10 +2678,10 @@ class OperationMethods:
         *,
         organization_id: str | None = None,
         caller: "Caller | None" = None,
-    ) -> ListPrivateKeysResult:
+    ) -> CreatePrivateKeysResult:
         """List private keys (``/public/v1/query/list_private_keys``)."""
         return cast(
-            "ListPrivateKeysResult",
+            "CreatePrivateKeysResult",
             self._run_operation("list_private_keys", {}, organization_id, caller),
         )
 
@@ -2696,10 +2691,10 @@ class OperationMethods:
         *,
         organization_id: str | None = None,
         caller: "Caller | None" = None,
-    ) -> ListPrivateKeysResult:
+    ) -> CreatePrivateKeysResult:
         """List private keys (``/public/v1/query/list_private_keys``)."""
         return cast(
-            "ListPrivateKeysResult",
+            "CreatePrivateKeysResult",
             self._run_operation("list_private_keys", {}, organization_id, caller),
         )
 

@@ -10,7 +10,6 @@ RPS), ``ratelimit-remaining``, and the two addresses echoed back where known; no
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 import subprocess
@@ -29,6 +28,7 @@ from emulator.http.server import serving
 from emulator.world import Settings
 from tests.test_rate_limits import BODY_429, MESSAGE, admitted
 from tests.typescript import TypeScriptError, typescript_or_skip
+from tests.wire_bodies import run_async
 
 NIL_UUID = "00000000-0000-4000-8000-000000000000"
 RATE_HEADERS = {
@@ -195,7 +195,7 @@ def asgi_call(app, raw: bytes, headers: dict[str, str]) -> tuple[int, dict[str, 
         "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
         "client": ("10.1.2.3", 5555),
     }
-    asyncio.run(app(scope, receive, send))
+    run_async(lambda: app(scope, receive, send))
     start, body = sent
     answer_headers = {k.decode(): v.decode() for k, v in start["headers"]}
     return start["status"], answer_headers, body["body"]
