@@ -21,11 +21,11 @@ wire or an SDK record their real stamps.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import jsontext
+from . import jsontext, operation_table
 from .clock import Clock
 from .codec import camel, to_wire
 from .crypto.api_keys import P256, ApiKeyPair, key_pair_from_entropy, key_pair_from_private
@@ -34,10 +34,12 @@ from .events.deliveries import deliver_synchronously
 from .facade_documents import Documents
 from .facade_engine import SCALARS, Engine, is_passkey, load_engine, operation_named, unsigned_stamp
 from .facade_generated import OperationMethods
+from .facade_handles import Caller, OrganizationHandle
 from .facade_runtime import fill_empty_lists
 from .facade_seams import Seams
 from .facade_wire import WireAccess
 from .ids import IdSource
+from .operation_table import OperationLike
 from .store import Store
 from .testing.oidc import EmulatorOidc
 from .world import DEFAULT_TIMESTAMP_WINDOW_S, Checkpoint, Settings, World
@@ -53,33 +55,14 @@ if TYPE_CHECKING:  # the engine, passkeys and state files load on first use (imp
 Json = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class OrganizationHandle:
-    """What ``create_organization`` gives back: the ids and the root API key pair."""
+def _load_operations() -> Mapping[str, OperationLike]:
+    from .ops import REGISTRY  # loaded on first use: import time
 
-    organization_id: str
-    organization_name: str
-    user_id: str
-    user_name: str
-    api_key_id: str
-    api_key: ApiKeyPair
-
-    @property
-    def api_public_key(self) -> str:
-        return self.api_key.public_key
-
-    @property
-    def api_private_key(self) -> str:
-        return self.api_key.private_key
+    return REGISTRY
 
 
-if TYPE_CHECKING:
-    from typing import TypeAlias
-
-    #: Who a facade call acts as: an organization's root key, a key pair, or a passkey.
-    Caller: TypeAlias = "OrganizationHandle | ApiKeyPair | VirtualAuthenticator"
-else:
-    Caller = "OrganizationHandle | ApiKeyPair | VirtualAuthenticator"
+# the recorders (emu.calls, emu.faults) name operations before the first call loads them
+operation_table.install(_load_operations)
 
 
 class Emulator(OperationMethods, Seams, Documents, WireAccess):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from .crypto import curves
-
 #: Statuses of an activity.
 ACTIVITY_STATUSES = (
     "ACTIVITY_STATUS_CREATED",
@@ -240,7 +238,7 @@ ACTIVITY_TYPES = (
 )
 
 #: Curves of wallet accounts and private keys.
-CURVES = curves.CURVES
+CURVES = ("CURVE_SECP256K1", "CURVE_ED25519", "CURVE_P256")  # crypto/curves.py: the same
 
 #: Path formats of wallet accounts.
 PATH_FORMATS = ("PATH_FORMAT_BIP32",)

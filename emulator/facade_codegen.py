@@ -255,7 +255,7 @@ def module_source() -> str:
             "from .facade_runtime import operation",
             "",
             "if TYPE_CHECKING:",
-            "    from .api import Caller",
+            "    from .facade_handles import Caller",
             "",
             "",
             "\n\n".join(names.definitions),

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 from .facade_runtime import operation
 
 if TYPE_CHECKING:
-    from .api import Caller
+    from .facade_handles import Caller
 
 
 class ApproveActivityResult(TypedDict):

@@ -10,8 +10,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .facade_doors import ASGI_APP, INTERCEPTING, SITE, WSGI_APP, door
+
 if TYPE_CHECKING:
-    from .api import OrganizationHandle
+    from .facade_handles import OrganizationHandle
     from .world import World
 
 #: The base URL the in-process interception answers on (besides the real one).
@@ -30,17 +32,12 @@ class WireAccess:
     @property
     def wsgi_app(self) -> Callable[..., Any]:
         """A WSGI application serving this emulator's API (for a WSGI server of your own)."""
-        from .http.wsgi import WsgiApp
-
-        return WsgiApp(self._world)
+        return door(WSGI_APP)(self._world)
 
     @property
     def asgi_app(self) -> Callable[..., Any]:
         """The ASGI application ``serve`` runs, for an ASGI server of your own."""
-        from .http.asgi import AsgiApp
-        from .http.site import Site
-
-        return AsgiApp(Site(self._world))
+        return door(ASGI_APP)(door(SITE)(self._world))
 
     @contextmanager
     def intercept(self: _Self, *base_urls: str) -> Iterator[_Self]:
@@ -49,9 +46,7 @@ class WireAccess:
         By default both ``EMULATOR_BASE_URL`` and the real service's URL are
         routed here.
         """
-        from .http.intercept import intercepting
-
-        with intercepting(self._world, base_urls or (EMULATOR_BASE_URL, TURNKEY_BASE_URL)):
+        with door(INTERCEPTING)(self._world, base_urls or (EMULATOR_BASE_URL, TURNKEY_BASE_URL)):
             yield self
 
     def client(self, org: OrganizationHandle, base_url: str = EMULATOR_BASE_URL) -> Any:

@@ -28,13 +28,28 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import ResourceExhausted
 
 if TYPE_CHECKING:
     from .models import Organization
-    from .world import World
+
+
+class _PlanSetting(Protocol):
+    @property
+    def rate_limits(self) -> str | None: ...
+
+
+class World(Protocol):
+    """What the buckets need of the world that holds them (``world.World`` is one; the world
+    checks its plan's name here, so this module names it through this rather than by import)."""
+
+    rate_limits: Any
+
+    @property
+    def settings(self) -> _PlanSetting: ...
+
 
 NANOS = 1_000_000_000
 BUCKET_SECONDS = 60  # "per-minute buckets"

@@ -11,6 +11,12 @@ from dataclasses import dataclass, field
 
 from .crypto.hd import Keychain, mnemonic_to_seed
 
+# The kinds of a pending import target: ``import_wallet``'s, ``import_private_key``'s, and
+# ``import_secrets``' ("secret:<target public key>").
+IMPORT_WALLET = "wallet"
+IMPORT_PRIVATE_KEY = "private_key"
+IMPORT_SECRET_TARGET = "secret:"
+
 
 class WalletSecret:
     """A wallet's mnemonic and the keychain of its seed (derived on first use)."""

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import jsontext
 from ..errors import INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED
-from ..http.site import DASHBOARD_PREFIX, Answer, error_answer
+from ..http.answers import DASHBOARD_PREFIX, Answer, error_answer
 from . import observations, views, voting
 from .params import ViewError
 

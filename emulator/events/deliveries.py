@@ -29,7 +29,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 from .records import (
@@ -47,7 +47,8 @@ from .transport import call_receiver, post
 from .urls import is_loopback_host
 
 if TYPE_CHECKING:
-    from ..world import World
+    from ..clock import Clock
+    from ..enclave import EnclaveKeys
 
 __all__ = ["Attempt", "Delivery", "Payload", "WebhookRequest", "Webhooks", "deliver_synchronously"]
 
@@ -55,11 +56,35 @@ Json = dict[str, Any]
 MAX_RECORDED = 10_000
 
 
+class DeliverySettings(Protocol):
+    """The settings deliveries read (``Settings`` of ``world.py`` has them)."""
+
+    webhook_synchronous: bool
+    webhook_timeout_s: float
+    webhook_retry_delays_s: tuple[float, ...]
+
+
+class DeliveryWorld(Protocol):
+    """What deliveries need of the world that holds them (``World`` is one; the world
+    holds its deliveries, so they name it through this rather than by import)."""
+
+    @property
+    def settings(self) -> DeliverySettings: ...
+    @property
+    def enclave(self) -> EnclaveKeys: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def lock(self) -> Any: ...
+    @property
+    def webhooks(self) -> Webhooks: ...
+
+
 class Webhooks:
     """The deliveries of one world (``emu.webhooks``): route receivers, read what was sent."""
 
     def __init__(self) -> None:
-        self._world: World | None = None
+        self._world: DeliveryWorld | None = None
         self._lock = threading.Condition(threading.Lock())
         self._records: deque[Delivery] = deque(maxlen=MAX_RECORDED)
         self._generation = 0
@@ -70,7 +95,7 @@ class Webhooks:
         self._thread: threading.Thread | None = None
         self._closed = False
 
-    def bind(self, world: World) -> None:
+    def bind(self, world: DeliveryWorld) -> None:
         self._world = world
 
     # ----- configuration -------------------------------------------------------------
@@ -252,7 +277,7 @@ class Webhooks:
 
     # ----- internals ------------------------------------------------------------------
 
-    def _require_world(self) -> World:
+    def _require_world(self) -> DeliveryWorld:
         if self._world is None:
             raise RuntimeError("these webhooks belong to no world")
         return self._world
@@ -358,7 +383,7 @@ class Webhooks:
         post(target, attempt, body, timeout_s)
 
 
-def deliver_synchronously(world: World) -> None:
+def deliver_synchronously(world: DeliveryWorld) -> None:
     """Make the due attempts of a synchronous world in this thread, unless this thread still
     holds the world's lock (then its outermost caller does it, once it lets go)."""
     webhooks = world.webhooks

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import operation_table
 from ..schema import Object
 
 ACTIVITY = "activity"
@@ -95,6 +96,7 @@ class Operation:
 
 
 REGISTRY: dict[str, Operation] = {}
+operation_table.install(lambda: REGISTRY)  # the table, handed down (operation_table.py)
 
 
 def _register(op: Operation) -> Operation:

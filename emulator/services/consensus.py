@@ -28,7 +28,9 @@ from ..crypto.stamps import ApiKeyStamp
 from ..errors import TurnkeyApiError
 from ..events import activity_updates
 from ..models import Activity, Organization, PolicyOutcome, Vote
-from ..ops.registry import Operation, Version, find_by_activity_type
+from ..operation_table import OperationLike as Operation
+from ..operation_table import VersionLike as Version
+from ..operation_table import find_by_activity_type
 from ..transaction import Transaction
 from ..world import World
 from . import app_proofs, velocity

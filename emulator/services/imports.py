@@ -18,12 +18,13 @@ from .. import messages
 from ..crypto import hd
 from ..crypto.curves import ORDERS
 from ..errors import InvalidArgument
+from ..vault import IMPORT_PRIVATE_KEY, IMPORT_SECRET_TARGET, IMPORT_WALLET
 from . import bundles
 from .context import Context
 
-WALLET = "wallet"
-PRIVATE_KEY = "private_key"
-SECRET_TARGET = "secret:"  # import_secrets' targets: "secret:<target public key>"
+WALLET = IMPORT_WALLET
+PRIVATE_KEY = IMPORT_PRIVATE_KEY
+SECRET_TARGET = IMPORT_SECRET_TARGET  # import_secrets' targets: "secret:<target public key>"
 PRIVATE_KEY_BYTES = 32
 
 

@@ -45,11 +45,9 @@ from ..crypto.api_keys import ApiKeyPair
 from ..enclave import ROLES, TLS_FETCHER_ENCRYPT, EnclaveKeys
 from ..ids import IdSource
 from ..models import NameIndex, Organization, SignerRef
-from ..services.imports import PRIVATE_KEY as IMPORT_PRIVATE_KEY
-from ..services.imports import SECRET_TARGET
-from ..services.imports import WALLET as IMPORT_WALLET
 from ..store import KeyOwner, Store
-from ..vault import WalletSecret
+from ..vault import IMPORT_PRIVATE_KEY, IMPORT_WALLET, WalletSecret
+from ..vault import IMPORT_SECRET_TARGET as SECRET_TARGET
 from ..world import Settings, World
 from .records import CURRENT, Context, DocumentError, is_int, json_list, json_object, record
 

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .changes import changed_units, entries
 from .persistence import StateFile
 
 if TYPE_CHECKING:
-    from ..api import Emulator
+    from ..world import World
 
 
 class StateFileClosed(RuntimeError):
@@ -53,12 +53,24 @@ COMPACTION_RATIO = 4
 MIN_COMPACTION_BYTES = 1024 * 1024
 
 
+class Journaled(Protocol):
+    """What the journal needs of the emulator it writes (``Emulator`` is one): its world and
+    its documents (the state layer names the facade through this, never by import)."""
+
+    @property
+    def world(self) -> World: ...
+
+    def to_document(self) -> Json: ...
+
+    def facade_document(self) -> Json: ...
+
+
 class Journal:
     """Writes an emulator's commits to a ``StateFile``."""
 
     def __init__(
         self,
-        emulator: Emulator,
+        emulator: Journaled,
         state: StateFile,
         *,
         compact_every: int | None = None,

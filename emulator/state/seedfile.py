@@ -82,7 +82,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import jsontext
 from ..crypto.api_keys import ApiKeyPair, key_pair_from_entropy
@@ -101,10 +101,36 @@ from .seedplan import (
 )
 
 if TYPE_CHECKING:
-    from ..api import Emulator, OrganizationHandle
+    from ..facade_handles import OrganizationHandle
+    from ..state.snapshot import Snapshot
+    from ..testing.backdoor import Backdoor
+    from ..world import World
 
 
 Json = dict[str, Any]
+
+
+class Emulator(Protocol):
+    """What seeding needs of its emulator (``Emulator`` is one: ``emu.seed(...)``); named here
+    so that the facade's modules do not import one another in a circle. The operations are the
+    generated methods of ``facade_generated.py``."""
+
+    @property
+    def world(self) -> World: ...
+    @property
+    def backdoor(self) -> Backdoor: ...
+    def checkpoint(self) -> Any: ...
+    def rollback(self, checkpoint: Any, /) -> None: ...
+    def snapshot(self) -> Snapshot: ...
+    def restore(self, saved: Snapshot, /) -> None: ...
+    def create_organization(self, *args: Any, **kwargs: Any) -> OrganizationHandle: ...
+    def create_user_tag(self, *args: Any, **kwargs: Any) -> Any: ...
+    def create_private_key_tag(self, *args: Any, **kwargs: Any) -> Any: ...
+    def create_users(self, *args: Any, **kwargs: Any) -> Any: ...
+    def create_wallet(self, *args: Any, **kwargs: Any) -> Any: ...
+    def create_private_keys(self, *args: Any, **kwargs: Any) -> Any: ...
+    def create_policy(self, *args: Any, **kwargs: Any) -> Any: ...
+    def update_root_quorum(self, *args: Any, **kwargs: Any) -> Any: ...
 
 
 # ----- what apply answers ------------------------------------------------------------------

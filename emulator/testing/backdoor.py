@@ -13,7 +13,7 @@ activity records them, and nothing they return travels on the wire.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..codec import to_wire
 from ..crypto import hd
@@ -26,10 +26,20 @@ from ..services import keys
 from ..services.context import Context
 
 if TYPE_CHECKING:
-    from ..api import Emulator
     from ..crypto.api_keys import ApiKeyPair
+    from ..world import World
 
 Json = dict[str, Any]
+
+
+class Emulator(Protocol):
+    """What the backdoor needs of its emulator (``Emulator`` is one: ``emu.backdoor``); named
+    here so that the facade's modules do not import one another in a circle."""
+
+    @property
+    def world(self) -> World: ...
+    def _default_organization_id(self) -> str: ...
+    def _stamp_of(self, key: Any) -> Any: ...
 
 
 class Backdoor:

@@ -297,8 +297,9 @@ def _times(n: int) -> str:
 
 def _operation_name(name: str) -> str:
     """The path name of an operation named by its path name or SDK method name."""
-    from ..ops import REGISTRY
+    from ..operation_table import operations
 
+    REGISTRY = operations()
     if name in REGISTRY:
         return name
     for op in REGISTRY.values():

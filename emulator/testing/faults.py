@@ -312,8 +312,9 @@ def _snapshot(rule: _Rule) -> Fault:
 
 def _operation(name: str) -> tuple[str, str]:
     """``(path name, kind)`` of an operation named by its path name or SDK method name."""
-    from ..ops import REGISTRY
+    from ..operation_table import operations
 
+    REGISTRY = operations()
     op = REGISTRY.get(name)
     if op is None:
         op = next((o for o in REGISTRY.values() if o.sdk_method == name), None)

@@ -38,11 +38,11 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from .. import schema
-from ..accounts import DEFAULT_PATHS
 from ..crypto.addresses import ADDRESS_FORMATS as _ENCODABLE_FORMATS
 from ..crypto.addresses import curves_for
 from ..crypto.api_keys import CURVES as API_KEY_CURVES
 from ..crypto.api_keys import ApiKeyPair, key_pair_from_entropy
+from ..crypto.default_paths import DEFAULT_PATHS
 from ..enums import ADDRESS_FORMATS, CURVES
 from ..ops import ACTIVITY, REGISTRY
 
