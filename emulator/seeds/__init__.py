@@ -2,6 +2,8 @@
 
 ``emu.seed("basic")`` (or ``"basic.yaml"``) reads ``emulator/seeds/basic.json``; a path to
 a file of your own works as well. See ``emulator/state/seedfile.py`` for the format.
+
+Layer: the ground (data files only). May import: nothing of the emulator.
 """
 
 from __future__ import annotations
