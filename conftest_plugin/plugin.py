@@ -84,7 +84,7 @@ class _Shared:
 @pytest.fixture(scope="session")
 def _turnkey_shared(request: pytest.FixtureRequest) -> _Shared:
     from emulator import Emulator
-    from emulator.gc_tuning import freeze_survivors
+    from emulator.ground.gc_tuning import freeze_survivors
 
     emulator = Emulator(**_options(request.config))
     org = emulator.create_organization(ORGANIZATION_NAME)

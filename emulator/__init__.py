@@ -16,28 +16,28 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .api import Emulator as Emulator
-    from .clock import Clock as Clock
     from .crypto.api_keys import ApiKeyPair as ApiKeyPair
     from .crypto.api_keys import generate_key_pair as generate_key_pair
     from .crypto.api_keys import key_pair_from_private as key_pair_from_private
-    from .errors import TurnkeyApiError as TurnkeyApiError
-    from .facade_handles import OrganizationHandle as OrganizationHandle
-    from .facade_wire import EMULATOR_BASE_URL as EMULATOR_BASE_URL
-    from .facade_wire import TURNKEY_BASE_URL as TURNKEY_BASE_URL
-    from .world import Settings as Settings
+    from .engine_state.world import Settings as Settings
+    from .facade.api import Emulator as Emulator
+    from .facade.handles import OrganizationHandle as OrganizationHandle
+    from .facade.wire import EMULATOR_BASE_URL as EMULATOR_BASE_URL
+    from .facade.wire import TURNKEY_BASE_URL as TURNKEY_BASE_URL
+    from .ground.clock import Clock as Clock
+    from .ground.errors import TurnkeyApiError as TurnkeyApiError
 
 _EXPORTS = {
-    "EMULATOR_BASE_URL": "emulator.facade_wire",
-    "TURNKEY_BASE_URL": "emulator.facade_wire",
-    "Emulator": "emulator.api",
-    "OrganizationHandle": "emulator.facade_handles",
+    "EMULATOR_BASE_URL": "emulator.facade.wire",
+    "TURNKEY_BASE_URL": "emulator.facade.wire",
+    "Emulator": "emulator.facade.api",
+    "OrganizationHandle": "emulator.facade.handles",
     "ApiKeyPair": "emulator.crypto.api_keys",
     "generate_key_pair": "emulator.crypto.api_keys",
     "key_pair_from_private": "emulator.crypto.api_keys",
-    "Clock": "emulator.clock",
-    "TurnkeyApiError": "emulator.errors",
-    "Settings": "emulator.world",
+    "Clock": "emulator.ground.clock",
+    "TurnkeyApiError": "emulator.ground.errors",
+    "Settings": "emulator.engine_state.world",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
-    from .facade_generated import WalletAccountParams
+    from .facade.generated import WalletAccountParams
 
 from .crypto.default_paths import DEFAULT_PATHS, default_account
 

@@ -26,17 +26,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from . import messages, ratelimits, render
 from .crypto.attested import AttestedStamp
 from .crypto.stamps import ApiKeyStamp
 from .crypto.webauthn import WebauthnStamp
-from .errors import INTERNAL, InvalidArgument, NotFound, TurnkeyApiError, ValidationFailed
+from .engine_state import ratelimits
+from .engine_state.world import World
 from .events import activity_updates
-from .events.deliveries import deliver_synchronously
-from .ids import is_uuid, uuid7_from
-from .models import Activity, Organization
+from .ground import messages, render
+from .ground.errors import INTERNAL, InvalidArgument, NotFound, TurnkeyApiError, ValidationFailed
+from .ground.ids import is_uuid, uuid7_from
+from .ground.models import Activity, Organization
+from .ground.schema import Violations, check
+from .ground.transaction import Transaction
 from .ops import ACTIVITY, Operation
-from .schema import Violations, check
+from .recorders.faults import FAILED, Fault
 from .services import app_proofs, ip_allowlists, mfa, session_profiles
 from .services.activities import COMPLETED, check_timestamp, fingerprint, new_vote, record_activity
 from .services.attestation import authenticate_attested
@@ -54,9 +57,7 @@ from .services.consensus import (
 )
 from .services.context import Context
 from .services.policy_engine import ALLOW
-from .testing.faults import FAILED, Fault
-from .transaction import Transaction
-from .world import World
+from .webhooks.deliveries import deliver_synchronously
 
 Json = dict[str, Any]
 T = TypeVar("T")

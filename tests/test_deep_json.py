@@ -2,7 +2,7 @@
 
 The body's own depth bound has always held; these are the JSON texts inside strings and
 headers (stamps, tokens, passkey client data, e-mail template variables, import bundles).
-Every one goes through ``emulator.jsontext``; a static check keeps it that way.
+Every one goes through ``emulator.ground.jsontext``; a static check keeps it that way.
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from emulator import TurnkeyApiError, jsontext
+from emulator import TurnkeyApiError
 from emulator.accounts import account_spec
+from emulator.crypto.authenticator import VirtualAuthenticator
 from emulator.crypto.encoding import b64url_encode
+from emulator.ground import jsontext
 from emulator.http.app import handle
-from emulator.testing.authenticator import VirtualAuthenticator
 from emulator.testing.client_crypto import TargetKey
 
 DEEP = "[" * 5000 + "]" * 5000

@@ -6,14 +6,14 @@ from __future__ import annotations
 import base64
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import jsontext
-from ..errors import InvalidArgument, NotFound, PermissionDenied, ValidationFailed
-from ..schema import Object, check
+from ..ground import jsontext
+from ..ground.errors import InvalidArgument, NotFound, PermissionDenied, ValidationFailed
+from ..ground.schema import Object, check
 from .config import AuthProxyConfig
 
 if TYPE_CHECKING:
-    from ..clock import Clock
-    from ..world import World
+    from ..engine_state.world import World
+    from ..ground.clock import Clock
 
 Json = dict[str, Any]
 

@@ -36,8 +36,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .. import jsontext
-from ..errors import NOT_FOUND, InvalidArgument, TurnkeyApiError, Unauthenticated
+from ..ground import jsontext
+from ..ground.errors import NOT_FOUND, InvalidArgument, TurnkeyApiError, Unauthenticated
 from .config import AuthProxyConfig, config_id_for, new_config
 from .endpoints import ENDPOINTS
 from .run import Emulator, Run

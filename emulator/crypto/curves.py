@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..enums import CURVES
+from ..ground.enums import CURVES
 
 SECP256K1 = "CURVE_SECP256K1"
 ED25519 = "CURVE_ED25519"

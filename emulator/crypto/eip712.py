@@ -12,8 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .. import jsontext
-from ..jsontext import MAX_DEPTH
+from ..ground import jsontext
+from ..ground.jsontext import MAX_DEPTH
 from .hashing import keccak256
 
 DOMAIN_TYPE = "EIP712Domain"

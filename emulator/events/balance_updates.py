@@ -20,10 +20,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..models import Organization, SentTransaction, WebhookEndpoint
-from ..store import Store
-from ..transaction import Transaction
-from ..world import World
+from ..engine_state.store import Store
+from ..engine_state.world import World
+from ..ground.models import Organization, SentTransaction, WebhookEndpoint
+from ..ground.transaction import Transaction
 from .activity_updates import event_id_of
 from .send_status import INCLUDED, billing_organization, enqueue_billing_event, subscribed
 

@@ -22,7 +22,7 @@ from typing import Any
 import httptools
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from ..errors import INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNAVAILABLE
+from ..ground.errors import INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNAVAILABLE
 from .app import status_line
 from .options import WireOptions
 from .site import error_answer

@@ -24,16 +24,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import (
+from ..engine_state.world import World
+from ..ground.errors import (
     INVALID_ARGUMENT,
     NOT_FOUND,
     PERMISSION_DENIED,
     UNAUTHENTICATED,
     UNIMPLEMENTED,
 )
-from ..events.signing import JWKS_PATH, webhook_signer
 from ..ops.registry import SUBMIT_PREFIX
-from ..world import World
+from ..webhooks.signing import JWKS_PATH, webhook_signer
 from . import auth_proxy
 from .answers import DASHBOARD_PREFIX, JSON_TYPE, Answer, Headers, error_answer
 from .app import answer as api_answer

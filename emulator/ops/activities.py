@@ -6,12 +6,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from .. import messages, render
-from ..enums import ACTIVITY_STATUSES, ACTIVITY_TYPES
-from ..errors import InvalidArgument, NotFound
-from ..ids import uuid7_from
-from ..models import Activity, Organization
-from ..schema import Array, Enum, String, obj, opt, uuid
+from ..ground import messages, render
+from ..ground.enums import ACTIVITY_STATUSES, ACTIVITY_TYPES
+from ..ground.errors import InvalidArgument, NotFound
+from ..ground.ids import uuid7_from
+from ..ground.models import Activity, Organization
+from ..ground.schema import Array, Enum, String, obj, opt, uuid
 from ..services import consensus, mfa
 from ..services.activities import new_vote
 from ..services.context import Context

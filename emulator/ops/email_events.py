@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..schema import String, obj, opt
+from ..ground.schema import String, obj, opt
 from ..services.context import Context
 from ..services.pagination import PAGINATION, paginate
 from .registry import query

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import operation_table
-from ..schema import Object
+from ..ground import operation_table
+from ..ground.schema import Object
 
 ACTIVITY = "activity"
 QUERY = "query"

@@ -15,13 +15,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import jsontext, messages
-from ..errors import InvalidArgument, NotFound, PermissionDenied
-from ..events import urls as webhook_urls
 from ..events.activity_updates import BILLING_SCOPED
-from ..models import Organization, WebhookEndpoint, WebhookSubscription
-from ..schema import Array, Boolean, String, label, obj, opt, uuid
+from ..ground import jsontext, messages
+from ..ground.errors import InvalidArgument, NotFound, PermissionDenied
+from ..ground.models import Organization, WebhookEndpoint, WebhookSubscription
+from ..ground.schema import Array, Boolean, String, label, obj, opt, uuid
 from ..services.context import Context
+from ..webhooks import urls as webhook_urls
 from .registry import Version, activity, query
 
 Params = dict[str, Any]

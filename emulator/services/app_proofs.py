@@ -24,8 +24,8 @@ import hashlib
 import json
 from typing import Any
 
-from ..models import Activity, Organization, Vote
-from ..world import World
+from ..engine_state.world import World
+from ..ground.models import Activity, Organization, Vote
 from . import enclave_apps
 
 Json = dict[str, Any]

@@ -21,7 +21,6 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from .. import messages
 from ..chains import catalog
 from ..chains.errors import ChainError, ChainUnavailable
 from ..chains.network import chains_of
@@ -30,10 +29,11 @@ from ..crypto.hd import ED25519, SECP256K1
 from ..crypto.transactions import TransactionError
 from ..crypto.transactions.ethereum import sign_ethereum_transaction
 from ..crypto.transactions.solana import parse_solana_transaction, sign_solana_transaction
-from ..errors import InvalidArgument, NotFound
+from ..engine_state.world import World
 from ..events import balance_updates, send_status
-from ..models import SentTransaction
-from ..world import World
+from ..ground import messages
+from ..ground.errors import InvalidArgument, NotFound
+from ..ground.models import SentTransaction
 from . import keys
 from .activities import fingerprint
 from .context import Context

@@ -14,11 +14,11 @@ fails (the activity's changes are undone, this one included).
 
 from __future__ import annotations
 
-from .. import messages
 from ..crypto import hd
 from ..crypto.curves import ORDERS
-from ..errors import InvalidArgument
-from ..vault import IMPORT_PRIVATE_KEY, IMPORT_SECRET_TARGET, IMPORT_WALLET
+from ..engine_state.vault import IMPORT_PRIVATE_KEY, IMPORT_SECRET_TARGET, IMPORT_WALLET
+from ..ground import messages
+from ..ground.errors import InvalidArgument
 from . import bundles
 from .context import Context
 

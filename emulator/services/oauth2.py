@@ -31,12 +31,12 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .. import messages
 from ..crypto import jwt
+from ..crypto.enclave import TLS_FETCHER
 from ..crypto.encoding import b64url_encode
-from ..enclave import TLS_FETCHER
-from ..errors import InvalidArgument
-from ..world import World
+from ..engine_state.world import World
+from ..ground import messages
+from ..ground.errors import InvalidArgument
 from . import bundles
 from .context import Context
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from .. import messages
-from ..errors import InvalidArgument, ValidationFailed
-from ..schema import String, Violations, obj, opt
+from ..ground import messages
+from ..ground.errors import InvalidArgument, ValidationFailed
+from ..ground.schema import String, Violations, obj, opt
 
 T = TypeVar("T")
 

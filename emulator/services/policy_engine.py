@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
-from ..models import Organization, Policy
+from ..ground.models import Organization, Policy
 from ..policy import Expression, PolicyEvaluationError, parse
 from ..policy.catalog import activity_kind, resource_action
 from .policy_environment import Approval, condition_environment, consensus_environment

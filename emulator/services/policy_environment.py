@@ -18,11 +18,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .. import jsontext
 from ..crypto import eip712
 from ..crypto.signing import EIP712, EIP7702_AUTHORIZATION
 from ..crypto.transactions import TransactionError
-from ..models import Organization, PrivateKey, SignerRef, User, Wallet
+from ..ground import jsontext
+from ..ground.models import Organization, PrivateKey, SignerRef, User, Wallet
 from ..policy import Lazy, PolicyEvaluationError, Timestamp, abi, idl
 from ..policy.catalog import activity_kind, exposed_params, resource_action
 from ..policy.chains import eip712_view, eip7702_view, ethereum_view, solana_view

@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..models import Organization, VelocityBucket, VelocityControl, VelocityPoint
+from ..ground.models import Organization, VelocityBucket, VelocityControl, VelocityPoint
+from ..ground.transaction import Transaction
 from ..policy import Lazy, PolicyEvaluationError
-from ..transaction import Transaction
 from . import asset_transfers
 from .asset_transfers import Number
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..models import Activity, NameIndex, Organization, Unsaved, WalletAccount
-from ..store import Store
+from ..engine_state.store import Store
+from ..ground.models import Activity, NameIndex, Organization, Unsaved, WalletAccount
 from .records import Context, _Keyed, record
 
 Unit = tuple

@@ -33,7 +33,7 @@ from .changes import changed_units, entries
 from .persistence import StateFile
 
 if TYPE_CHECKING:
-    from ..world import World
+    from ..engine_state.world import World
 
 
 class StateFileClosed(RuntimeError):

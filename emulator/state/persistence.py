@@ -36,7 +36,7 @@ import sqlite3
 import threading
 from typing import Any
 
-from .. import jsontext
+from ..ground import jsontext
 from .document import FORMAT
 from .records import DocumentError
 from .replay import Replay

@@ -13,8 +13,8 @@ import typing
 from dataclasses import MISSING, fields, is_dataclass
 from typing import Any, Union
 
-from ..codec import camel
-from ..models import Organization, User, Vote
+from ..ground.codec import camel
+from ..ground.models import Organization, User, Vote
 
 Json = dict[str, Any]
 

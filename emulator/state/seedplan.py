@@ -23,7 +23,7 @@ from ..crypto import hd
 from ..crypto.api_keys import P256, key_pair_from_private
 from ..crypto.curves import CURVES
 from ..crypto.default_paths import default_account
-from ..enums import API_KEY_CURVES
+from ..ground.enums import API_KEY_CURVES
 from .placeholders import checked_expression
 from .seedchecks import (
     SeedError,

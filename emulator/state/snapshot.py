@@ -18,10 +18,10 @@ import dataclasses
 import pickle
 from dataclasses import dataclass
 
-from ..gc_tuning import paused
-from ..store import Store
-from ..vault import WalletSecret
-from ..world import World
+from ..engine_state.store import Store
+from ..engine_state.vault import WalletSecret
+from ..engine_state.world import World
+from ..ground.gc_tuning import paused
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from .machine_model import (
 from .signature_checks import check_signature
 
 if TYPE_CHECKING:
-    from ..api import Emulator
-    from ..facade_handles import OrganizationHandle
+    from ..facade.api import Emulator
+    from ..facade.handles import OrganizationHandle
 
 # the machine's bundles, by name (``TurnkeyStateMachine`` declares the same ones)
 wallets = Bundle("wallets")

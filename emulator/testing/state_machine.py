@@ -69,8 +69,8 @@ from hypothesis.stateful import (
     rule,
 )
 
-from ..api import Emulator, OrganizationHandle
-from ..errors import TurnkeyApiError
+from ..facade.api import Emulator, OrganizationHandle
+from ..ground.errors import TurnkeyApiError
 from . import strategies as ts
 from .digest import state_digest
 from .machine_model import (  # noqa: F401  (public names of this module)

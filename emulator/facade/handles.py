@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .crypto.api_keys import ApiKeyPair
+from ..crypto.api_keys import ApiKeyPair
 
 if TYPE_CHECKING:
-    from .testing.authenticator import VirtualAuthenticator
+    from ..crypto.authenticator import VirtualAuthenticator
 
 __all__ = ["Caller", "OrganizationHandle"]
 

@@ -25,38 +25,38 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import jsontext, operation_table
-from .clock import Clock
-from .codec import camel, to_wire
-from .crypto.api_keys import P256, ApiKeyPair, key_pair_from_entropy, key_pair_from_private
-from .enclave import EnclaveKeys
-from .events.deliveries import deliver_synchronously
-from .facade_documents import Documents
-from .facade_engine import SCALARS, Engine, is_passkey, load_engine, operation_named, unsigned_stamp
-from .facade_generated import OperationMethods
-from .facade_handles import Caller, OrganizationHandle
-from .facade_runtime import fill_empty_lists
-from .facade_seams import Seams
-from .facade_wire import WireAccess
-from .ids import IdSource
-from .operation_table import OperationLike
-from .store import Store
-from .testing.oidc import EmulatorOidc
-from .world import DEFAULT_TIMESTAMP_WINDOW_S, Checkpoint, Settings, World
+from ..crypto.api_keys import P256, ApiKeyPair, key_pair_from_entropy, key_pair_from_private
+from ..crypto.enclave import EnclaveKeys
+from ..engine_state.store import Store
+from ..engine_state.world import DEFAULT_TIMESTAMP_WINDOW_S, Checkpoint, Settings, World
+from ..ground import jsontext, operation_table
+from ..ground.clock import Clock
+from ..ground.codec import camel, to_wire
+from ..ground.ids import IdSource
+from ..ground.operation_table import OperationLike
+from ..webhooks.deliveries import deliver_synchronously
+from .documents import Documents
+from .engine import SCALARS, Engine, is_passkey, load_engine, operation_named, unsigned_stamp
+from .generated import OperationMethods
+from .handles import Caller, OrganizationHandle
+from .oidc import EmulatorOidc
+from .runtime import fill_empty_lists
+from .seams import Seams
+from .wire import WireAccess
 
 if TYPE_CHECKING:  # the engine, passkeys and state files load on first use (import time)
-    from .authproxy.service import AuthProxy
-    from .crypto.stamps import ApiKeyStamp
-    from .crypto.webauthn import WebauthnStamp
-    from .ops import Operation
-    from .state.snapshot import Snapshot
-    from .testing.authenticator import VirtualAuthenticator
+    from ..authproxy.service import AuthProxy
+    from ..crypto.authenticator import VirtualAuthenticator
+    from ..crypto.stamps import ApiKeyStamp
+    from ..crypto.webauthn import WebauthnStamp
+    from ..ops import Operation
+    from ..state.snapshot import Snapshot
 
 Json = dict[str, Any]
 
 
 def _load_operations() -> Mapping[str, OperationLike]:
-    from .ops import REGISTRY  # loaded on first use: import time
+    from ..ops import REGISTRY  # loaded on first use: import time
 
     return REGISTRY
 
@@ -154,7 +154,7 @@ class Emulator(OperationMethods, Seams, Documents, WireAccess):
             and parent_organization_id not in self._world.store.organizations
         ):
             raise ValueError(f"no organization {parent_organization_id} to be the parent")
-        from .services.organizations import bootstrap_organization
+        from ..services.organizations import bootstrap_organization
 
         with self._world.lock:
             made = bootstrap_organization(
@@ -215,12 +215,12 @@ class Emulator(OperationMethods, Seams, Documents, WireAccess):
     def snapshot(self) -> Snapshot:
         """An independent copy of the whole state; ``restore`` it in any order, any number
         of times. Costs a deep copy; for per-test isolation, ``checkpoint`` is cheaper."""
-        from .state import snapshot
+        from ..state import snapshot
 
         return snapshot.take(self._world, self._facade_state())
 
     def restore(self, saved: Snapshot) -> None:
-        from .state import snapshot
+        from ..state import snapshot
 
         self._set_facade_state(snapshot.put_back(self._world, saved))
 

@@ -24,7 +24,7 @@ from typing import TypeVar
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from .crypto.curves import P256_ORDER
+from .curves import P256_ORDER
 
 SIGNER = "signer"
 NOTARIZER = "notarizer"
@@ -126,7 +126,7 @@ class EnclaveKeys:
     def decrypt(self, role: str, envelope: bytes) -> bytes:
         """The plaintext of a quorum-key envelope sealed to ``role``'s key
         (``crypto/quorum.py``); ``QuorumEncryptionError`` if it does not open."""
-        from .crypto import quorum  # loaded when first used
+        from . import quorum  # loaded when first used
 
         return quorum.decrypt(self._secrets[role], envelope)
 

@@ -297,7 +297,7 @@ def _times(n: int) -> str:
 
 def _operation_name(name: str) -> str:
     """The path name of an operation named by its path name or SDK method name."""
-    from ..operation_table import operations
+    from ..ground.operation_table import operations
 
     REGISTRY = operations()
     if name in REGISTRY:

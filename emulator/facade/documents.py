@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .enclave import EnclaveKeys
+from ..crypto.enclave import EnclaveKeys
 
 if TYPE_CHECKING:
-    from .crypto.api_keys import ApiKeyPair
-    from .state.seedfile import SeedResult
-    from .world import World
+    from ..crypto.api_keys import ApiKeyPair
+    from ..engine_state.world import World
+    from .seedfile import SeedResult
 
 Json = dict[str, Any]
 _Self = TypeVar("_Self", bound="Documents")
@@ -32,14 +32,14 @@ class Documents:
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the whole state to ``path`` as a versioned JSON document (``to_document``),
         readable by its owner only (mode 0o600): it CONTAINS SECRETS."""
-        from .state import document
+        from ..state import document
 
         document.write(path, self.to_document())
 
     @classmethod
     def load(cls: type[_Self], path: str | os.PathLike[str], **emulator_kwargs: Any) -> _Self:
         """A new emulator in the state ``save`` wrote to ``path`` (see ``from_document``)."""
-        from .state import document
+        from ..state import document
 
         return cls.from_document(document.read(path), **emulator_kwargs)
 
@@ -47,7 +47,7 @@ class Documents:
         """The whole state as a versioned, JSON-ready document: organizations and everything
         in them, the vault, ids, clock, settings and the root API keys. It CONTAINS SECRETS
         (mnemonics, private keys, API private keys); see ``emulator/state/document.py``."""
-        from .state import document
+        from ..state import document
 
         with self._world.lock:
             return document.dump(self._world, self._saved_facade())
@@ -55,7 +55,7 @@ class Documents:
     def facade_document(self) -> Json:
         """The facade's part of ``to_document`` (root API keys, seed, first organization):
         what the state file's journal writes when it changes. It CONTAINS SECRETS."""
-        from .state import document
+        from ..state import document
 
         with self._world.lock:
             return document.dump_facade(self._saved_facade())
@@ -85,7 +85,7 @@ class Documents:
         """
         if "seed" in emulator_kwargs:
             raise TypeError("from_document() takes no seed: the document carries its id stream")
-        from .state import document
+        from ..state import document
 
         loaded = document.load(doc, exact_order=exact_order)
         kwargs = dict(emulator_kwargs)
@@ -106,13 +106,13 @@ class Documents:
         """Create what a declarative seed file (JSON, or YAML with PyYAML) or mapping names,
         through this facade, all or nothing; answer its names' ids and addresses
         (``result.organizations["Acme"].wallets["hot"].addresses``). See
-        ``emulator/state/seedfile.py`` for the format. A name without a path finds one of
+        ``emulator/facade/seedfile.py`` for the format. A name without a path finds one of
         the examples shipped in ``emulator/seeds/`` (``emu.seed("basic")``)."""
         if isinstance(path_or_mapping, str | os.PathLike):
-            from .seeds import locate
+            from ..seeds import locate
 
             path_or_mapping = locate(path_or_mapping)
-        from .state import seedfile
+        from . import seedfile
 
         return seedfile.apply(self, path_or_mapping)
 

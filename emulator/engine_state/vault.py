@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .crypto.hd import Keychain, mnemonic_to_seed
+from ..crypto.hd import Keychain, mnemonic_to_seed
 
 # The kinds of a pending import target: ``import_wallet``'s, ``import_private_key``'s, and
 # ``import_secrets``' ("secret:<target public key>").

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any, NoReturn
 
-from ..errors import HTTP_STATUS, INTERNAL, UNKNOWN, TurnkeyApiError
+from ..ground.errors import HTTP_STATUS, INTERNAL, UNKNOWN, TurnkeyApiError
 
 FAILED = "ACTIVITY_STATUS_FAILED"
 CONSENSUS_NEEDED = "ACTIVITY_STATUS_CONSENSUS_NEEDED"
@@ -312,7 +312,7 @@ def _snapshot(rule: _Rule) -> Fault:
 
 def _operation(name: str) -> tuple[str, str]:
     """``(path name, kind)`` of an operation named by its path name or SDK method name."""
-    from ..operation_table import operations
+    from ..ground.operation_table import operations
 
     REGISTRY = operations()
     op = REGISTRY.get(name)

@@ -47,8 +47,8 @@ from .transport import call_receiver, post
 from .urls import is_loopback_host
 
 if TYPE_CHECKING:
-    from ..clock import Clock
-    from ..enclave import EnclaveKeys
+    from ..crypto.enclave import EnclaveKeys
+    from ..ground.clock import Clock
 
 __all__ = ["Attempt", "Delivery", "Payload", "WebhookRequest", "Webhooks", "deliver_synchronously"]
 

@@ -19,10 +19,10 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .codec import camel
+from ..ground.codec import camel
 
 if TYPE_CHECKING:  # the schema module loads with the registry, on the first call
-    from .schema import Object
+    from ..ground.schema import Object
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -108,7 +108,7 @@ def fill_empty_lists(spec: Object, params: dict[str, Any]) -> None:
     ``EMPTY_BY_DEFAULT`` that ``spec`` requires and the caller left out, at any depth."""
     if not _has_defaults(spec):
         return
-    from .schema import Array, Object
+    from ..ground.schema import Array, Object
 
     for name, fld in spec.fields.items():
         value = params.get(name)
@@ -125,7 +125,7 @@ def fill_empty_lists(spec: Object, params: dict[str, Any]) -> None:
 
 
 def _defaults_in(spec: Object) -> bool:
-    from .schema import Array, Object
+    from ..ground.schema import Array, Object
 
     for name, fld in spec.fields.items():
         inner = fld.spec.items if isinstance(fld.spec, Array) else fld.spec

@@ -30,10 +30,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .errors import ResourceExhausted
+from ..ground.errors import ResourceExhausted
 
 if TYPE_CHECKING:
-    from .models import Organization
+    from ..ground.models import Organization
 
 
 class _PlanSetting(Protocol):

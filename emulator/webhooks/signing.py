@@ -20,7 +20,7 @@ import hashlib
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from ..enclave import EnclaveKeys
+from ..crypto.enclave import EnclaveKeys
 
 SIGNATURE_VERSION = "v1"
 SIGNATURE_ALGORITHM = "ed25519"

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import jsontext
+from ..ground import jsontext
 
 Json = dict[str, Any]
 

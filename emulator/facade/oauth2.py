@@ -22,7 +22,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ..crypto.encoding import b64url_encode
-from ..models import AuthorizationCode, ProviderClient
+from ..ground.models import AuthorizationCode, ProviderClient
 from ..services.oauth2 import (
     DEFAULT_CODE_LIFETIME_S,
     PLAIN,
@@ -34,7 +34,7 @@ from ..services.oauth2 import (
 )
 
 if TYPE_CHECKING:
-    from ..world import World
+    from ..engine_state.world import World
 
 __all__ = ["EmulatorOAuth2", "ProviderClient", "pkce", "subject"]
 

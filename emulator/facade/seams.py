@@ -10,17 +10,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .authproxy.service import AuthProxy
-    from .chains.network import Chains
-    from .enclave import EnclaveKeys
-    from .events.deliveries import Webhooks
-    from .testing.backdoor import Backdoor
-    from .testing.calls import CallLog
-    from .testing.faults import Faults
-    from .testing.oauth2 import EmulatorOAuth2
-    from .testing.oidc import EmulatorOidc
-    from .testing.outbox import Outbox
-    from .world import World
+    from ..authproxy.service import AuthProxy
+    from ..chains.network import Chains
+    from ..crypto.enclave import EnclaveKeys
+    from ..engine_state.world import World
+    from ..recorders.calls import CallLog
+    from ..recorders.faults import Faults
+    from ..recorders.outbox import Outbox
+    from ..webhooks.deliveries import Webhooks
+    from .backdoor import Backdoor
+    from .oauth2 import EmulatorOAuth2
+    from .oidc import EmulatorOidc
 
 
 class Seams:
@@ -53,7 +53,7 @@ class Seams:
         ``auth_proxy.configure(...)``, are served under ``/authproxy/`` by ``serve``. They
         are the server's configuration: ``reset`` and snapshots leave them alone."""
         if self._auth_proxy is None:
-            from .authproxy.service import AuthProxy
+            from ..authproxy.service import AuthProxy
 
             self._auth_proxy = AuthProxy(self)
         return self._auth_proxy
@@ -68,7 +68,7 @@ class Seams:
     @property
     def backdoor(self) -> Backdoor:
         """Test-only seams (known keys in, secrets out); NOT part of Turnkey's API."""
-        from .testing.backdoor import Backdoor
+        from .backdoor import Backdoor
 
         return Backdoor(self)
 
@@ -79,7 +79,7 @@ class Seams:
         ``fund(caip2, address, amount)`` is the funding seam (like Anvil's ``setBalance``),
         ``evm(caip2)`` / ``solana(caip2)`` the chains themselves (an embedded EVM's ``tester``
         is eth-tester's API on it). Test seams, NOT part of Turnkey's API."""
-        from .chains.network import chains_of
+        from ..chains.network import chains_of
 
         return chains_of(self._world)
 
@@ -103,6 +103,6 @@ class Seams:
         """The built-in OAuth 2.0 provider (X, Discord) that ``oauth2_authenticate`` exchanges
         codes with: ``register_client``, ``authorize``, ``pkce``; see ``testing/oauth2.py``.
         Test-only, like ``backdoor``."""
-        from .testing.oauth2 import EmulatorOAuth2
+        from .oauth2 import EmulatorOAuth2
 
         return EmulatorOAuth2(self._world)

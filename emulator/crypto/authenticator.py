@@ -25,8 +25,8 @@ import cbor2
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from ..crypto.encoding import b64url_encode
-from ..crypto.webauthn import ASSERTION_TYPE, WEBAUTHN_STAMP_HEADER, WebauthnStamp, challenge_of
+from .encoding import b64url_encode
+from .webauthn import ASSERTION_TYPE, WEBAUTHN_STAMP_HEADER, WebauthnStamp, challenge_of
 
 _UP, _UV, _AT = 0x01, 0x04, 0x40
 REGISTRATION_TYPE = "webauthn.create"

@@ -26,7 +26,7 @@ from . import email_events
 from .email_events import EmailEvent
 
 if TYPE_CHECKING:
-    from ..transaction import Transaction
+    from ..ground.transaction import Transaction
 
 EMAIL = "email"
 SMS = "sms"

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .models import Activity, ApiKey, Organization, User
-from .transaction import Transaction
+from ..ground.models import Activity, ApiKey, Organization, User
+from ..ground.transaction import Transaction
 from .vault import Vault
 
 

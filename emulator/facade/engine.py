@@ -12,13 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .crypto.api_keys import ApiKeyPair
+from ..crypto.api_keys import ApiKeyPair
 
 if TYPE_CHECKING:
-    from .crypto.stamps import ApiKeyStamp
-    from .crypto.webauthn import WebauthnStamp
-    from .ops import Operation
-    from .testing.authenticator import VirtualAuthenticator
+    from ..crypto.authenticator import VirtualAuthenticator
+    from ..crypto.stamps import ApiKeyStamp
+    from ..crypto.webauthn import WebauthnStamp
+    from ..ops import Operation
 
 Json = dict[str, Any]
 
@@ -28,13 +28,13 @@ def unsigned_stamp(key: ApiKeyPair | VirtualAuthenticator) -> ApiKeyStamp | Weba
     found = load_engine()
     if isinstance(key, ApiKeyPair):
         return found.api_key_stamp(key.public_key, "", found.schemes[key.curve])
-    from .crypto.webauthn import WebauthnStamp
+    from ..crypto.webauthn import WebauthnStamp
 
     return WebauthnStamp("", "", key.credential_id_b64, "")
 
 
 def is_passkey(caller: object) -> bool:
-    from .testing.authenticator import VirtualAuthenticator
+    from ..crypto.authenticator import VirtualAuthenticator
 
     return isinstance(caller, VirtualAuthenticator)
 
@@ -68,10 +68,10 @@ class Engine:
 
 @functools.cache
 def load_engine() -> Engine:
-    from .crypto.stamps import DEFAULT_SCHEMES, ApiKeyStamp
-    from .dispatch import Request, dispatch
-    from .ops import ACTIVITY, REGISTRY
-    from .services.activities import fingerprint
+    from ..crypto.stamps import DEFAULT_SCHEMES, ApiKeyStamp
+    from ..dispatch import Request, dispatch
+    from ..ops import ACTIVITY, REGISTRY
+    from ..services.activities import fingerprint
 
     by_sdk = {op.sdk_method: op for op in REGISTRY.values()}
     return Engine(

@@ -84,11 +84,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import jsontext
 from ..crypto.api_keys import ApiKeyPair, key_pair_from_entropy
-from ..errors import TurnkeyApiError, ValidationFailed
-from .placeholders import fill
-from .seedplan import (
+from ..ground import jsontext
+from ..ground.errors import TurnkeyApiError, ValidationFailed
+from ..state.placeholders import fill
+from ..state.seedplan import (
     ROOT_API_KEY_NAME,
     OrganizationPlan,
     PolicyPlan,
@@ -101,10 +101,10 @@ from .seedplan import (
 )
 
 if TYPE_CHECKING:
-    from ..facade_handles import OrganizationHandle
+    from ..engine_state.world import World
     from ..state.snapshot import Snapshot
-    from ..testing.backdoor import Backdoor
-    from ..world import World
+    from .backdoor import Backdoor
+    from .handles import OrganizationHandle
 
 
 Json = dict[str, Any]

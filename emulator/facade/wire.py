@@ -10,11 +10,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .facade_doors import ASGI_APP, INTERCEPTING, SITE, WSGI_APP, door
+from .doors import ASGI_APP, INTERCEPTING, SITE, WSGI_APP, door
 
 if TYPE_CHECKING:
-    from .facade_handles import OrganizationHandle
-    from .world import World
+    from ..engine_state.world import World
+    from .handles import OrganizationHandle
 
 #: The base URL the in-process interception answers on (besides the real one).
 EMULATOR_BASE_URL = "http://turnkey-emulator.invalid"

@@ -15,19 +15,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..codec import to_wire
 from ..crypto import hd
-from ..errors import ValidationFailed
-from ..models import Organization
+from ..ground.codec import to_wire
+from ..ground.errors import ValidationFailed
+from ..ground.models import Organization
+from ..ground.schema import Array, check
 from ..ops.private_keys import new_private_key
 from ..ops.wallets import WALLET_ACCOUNT_PARAMS, new_wallet
-from ..schema import Array, check
 from ..services import keys
 from ..services.context import Context
 
 if TYPE_CHECKING:
     from ..crypto.api_keys import ApiKeyPair
-    from ..world import World
+    from ..engine_state.world import World
 
 Json = dict[str, Any]
 
