@@ -12,8 +12,9 @@ In memory by default. ``--state PATH`` keeps everything in a SQLite file
 written to its journal, only what it changed, before it is answered (and
 fsynced with ``--sync full``), and a restart comes back with the same
 organization, root key and everything else. Only a path where nothing exists
-starts a new world: a file that is not a whole state file of ours is refused
-(exit status 2), never replaced. Control endpoints (``/emulator/v1/...``) are
+(nor its ``-wal`` or ``-shm``) starts a new world: a file that is not a whole state
+file of ours is refused (exit status 2), and not one byte of it changes
+(``docs/state-files.md``). Control endpoints (``/emulator/v1/...``) are
 served too,
 to this machine only (a token is required when binding beyond loopback), and
 ``/emulator/v1/reset`` goes back to the bootstrapped organization. The dashboard
@@ -29,12 +30,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sqlite3
 import sys
 from collections.abc import Sequence
 from urllib.parse import urlencode
 
+from . import conformance
 from .authproxy.config import AuthProxyConfig
 from .engine_state.ratelimits import PLANS, plan_named
 from .facade.api import Emulator, OrganizationHandle
@@ -45,6 +46,7 @@ from .http.control import Control
 from .http.options import MIB, WireOptions
 from .http.server import StartupError, make_api_server
 from .state.journal import Journal
+from .state.opening import is_new
 from .state.persistence import SYNC_MODES, StateFile
 
 
@@ -83,8 +85,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--timestamp-window",
         type=float,
-        default=600.0,
-        help="seconds an activity's timestampMs may be off the clock (0 turns the check off)",
+        default=3600.0,
+        help="seconds old an activity's timestampMs may be (0 turns the check off; it may be"
+        " at most 300 s ahead)",
     )
     serve.add_argument(
         "--rate-limits",
@@ -176,6 +179,13 @@ def _parser() -> argparse.ArgumentParser:
         default=wire.graceful_timeout_s,
         help="seconds a stop waits for requests in flight",
     )
+    conformance.add_arguments(
+        commands.add_parser(
+            "conformance",
+            help="check an endpoint (the real service or this emulator) against the emulator's"
+            " behaviour, through the official SDK (docs/conformance.md)",
+        )
+    )
     return parser
 
 
@@ -229,12 +239,18 @@ def _start(args: argparse.Namespace) -> tuple[Emulator, OrganizationHandle, Jour
     ``--state``, the journal that writes every commit to the file, attached."""
     chain_rpc_urls(getattr(args, "chain_rpc", None))  # refuse a bad option before anything
     window = args.timestamp_window or None
-    if args.state and os.path.lexists(args.state):
-        state = StateFile.open(args.state, sync=args.sync)
-        try:
+    if args.state and not is_new(args.state):  # a -wal without its file is refused there
+
+        def load(document: dict) -> Emulator:  # on a private copy: a refusal changes nothing
             emulator = Emulator.from_document(
-                state.read(), exact_order=False, timestamp_window_s=window
+                document, exact_order=False, timestamp_window_s=window
             )
+            emulator.organization()
+            return emulator
+
+        state = StateFile.open(args.state, sync=args.sync, load=load)
+        try:
+            emulator = state.loaded
             org = emulator.organization()
             _configure_chains(emulator, args)
         except BaseException:
@@ -346,4 +362,6 @@ def _one_line(error: BaseException) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "conformance":
+        return conformance.main(args)
     return serve(args)

@@ -229,7 +229,8 @@ def test_the_gas_station_pays_the_fee_and_counts_its_nonce_and_usage():
     nonces = emu.get_nonces(address=carol, caip2=BASE, gas_station_nonce=True)
     assert nonces["gasStationNonce"] == "1" and "nonce" not in nonces
     usage = emu.get_gas_usage()
-    assert (usage["windowDurationMinutes"], usage["windowLimitUsd"]) == (43200, "10")
+    # reference/faq.mdx: Pro's sponsorship is "up to $50/day"
+    assert (usage["windowDurationMinutes"], usage["windowLimitUsd"]) == (1440, "50")
     assert float(usage["usageUsd"]) == pytest.approx(fee / 10**18 * 3000, abs=1e-6)
     # a stale gas station nonce is refused before anything is signed
     error = fails(

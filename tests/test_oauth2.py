@@ -138,7 +138,7 @@ def test_create_get_list_update_and_delete(setup):
         404,
         5,
         messages.oauth2_credential_not_found(setup.credential_id, org_id),
-        "",
+        "OAUTH2_CREDENTIAL_NOT_FOUND",
     )
 
 
@@ -282,7 +282,10 @@ def test_a_plain_challenge_and_the_same_body_twice(setup):
 
 
 def refused(description: str, error: str = "invalid_grant", provider: str = X) -> tuple:
-    return (400, 3, messages.oauth2_exchange_failed(provider, error, description), "")
+    # A client the provider does not know is the credential's misconfiguration; the rest
+    # are the request's (docs/errors.md).
+    code = "INVALID_OAUTH2_PROVIDER" if error == "invalid_client" else "REQUEST_INVALID"
+    return (400, 3, messages.oauth2_exchange_failed(provider, error, description), code)
 
 
 def test_exchange_refusals_change_nothing(setup):
@@ -323,7 +326,7 @@ def test_exchange_refusals_change_nothing(setup):
         404,
         5,
         messages.oauth2_credential_not_found(NIL_UUID, emu.organization().organization_id),
-        "",
+        "OAUTH2_CREDENTIAL_NOT_FOUND",
     )
     authenticate(setup, code, verifier)  # still good: nothing above used it up
     error = fails(emu, authenticate, setup, code, verifier)

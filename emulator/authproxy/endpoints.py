@@ -224,7 +224,8 @@ def _oauth2_authenticate(run: Run, params: Json) -> Json:
     if not found:
         raise NotFound(
             f"no OAuth 2.0 credential for {params['provider']} client {params['clientId']} in "
-            "the Auth Proxy config's organization"
+            "the Auth Proxy config's organization",
+            turnkey_error_code="OAUTH2_PROVIDER_NOT_CONFIGURED",
         )
     intent = {
         "oauth2CredentialId": found[0]["oauth2CredentialId"],

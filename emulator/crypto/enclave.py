@@ -24,6 +24,7 @@ from typing import TypeVar
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from ..ground.redact import Sealed
 from .curves import P256_ORDER
 
 SIGNER = "signer"
@@ -51,7 +52,7 @@ class EnclaveKeys:
     __slots__ = ("_derived", "_keys", "_secrets")
 
     def __init__(self, secrets: dict[str, bytes]) -> None:
-        self._secrets = dict(secrets)
+        self._secrets = Sealed(secrets)  # shown by no repr
         self._keys: dict[str, ec.EllipticCurvePrivateKey] = {}
         self._derived: dict[str, object] = {}
 

@@ -23,7 +23,7 @@ class KeyOwner:
     api_key_id: str
 
 
-@dataclass
+@dataclass(repr=False)
 class Store:
     organizations: dict[str, Organization] = field(default_factory=dict)
     # compressed/raw public key hex (lower case) -> owners of that key
@@ -31,6 +31,12 @@ class Store:
     activities_by_fingerprint: dict[str, Activity] = field(default_factory=dict)
     activities_by_id: dict[str, Activity] = field(default_factory=dict)
     vault: Vault = field(default_factory=Vault)
+
+    def __repr__(self) -> str:  # the organizations hold secrets (OTP codes): counts only
+        return (
+            f"Store(organizations={len(self.organizations)},"
+            f" activities={len(self.activities_by_id)}, {self.vault!r})"
+        )
 
     # ----- organizations -------------------------------------------------
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..crypto.hd import Keychain, mnemonic_to_seed
+from ..ground.redact import Sealed
 
 # The kinds of a pending import target: ``import_wallet``'s, ``import_private_key``'s, and
 # ``import_secrets``' ("secret:<target public key>").
@@ -47,14 +48,14 @@ class Vault:
     # wallet id -> its mnemonic and keychain
     wallets: dict[str, WalletSecret] = field(default_factory=dict)
     # private key id -> the 32-byte private key (scalar, or ed25519 seed)
-    private_keys: dict[str, bytes] = field(default_factory=dict)
+    private_keys: dict[str, bytes] = field(default_factory=Sealed)
     # (organization id, user id, kind) -> the enclave's single-use P-256 import target
     # secret (32 bytes) that init_import_wallet / init_import_private_key made; kind is
     # "wallet" or "private_key" (``services/imports.py``), or "secret:<target public key>"
     # for init_import_secrets, which makes several
-    import_targets: dict[tuple[str, str, str], bytes] = field(default_factory=dict)
+    import_targets: dict[tuple[str, str, str], bytes] = field(default_factory=Sealed)
     # secret id -> the secret's bytes, as import_secrets received them (``ops/secrets.py``)
-    secrets: dict[str, bytes] = field(default_factory=dict)
+    secrets: dict[str, bytes] = field(default_factory=Sealed)
 
     def __repr__(self) -> str:
         return (

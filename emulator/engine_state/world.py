@@ -19,16 +19,21 @@ from ..recorders.outbox import Outbox
 from ..webhooks.deliveries import Webhooks
 from .store import Store
 
-DEFAULT_TIMESTAMP_WINDOW_S = 600.0
+# reference/faq.mdx: request timestamps must be "less than an hour old, and up to 5 minutes
+# in the future".
+DEFAULT_TIMESTAMP_WINDOW_S = 3600.0
+DEFAULT_TIMESTAMP_FUTURE_S = 300.0
 
 
 @dataclass
 class Settings:
     """Knobs of the emulator (the real service's values by default)."""
 
-    # How far ``timestampMs`` of an activity may be from the emulator's clock,
-    # either way, in seconds; ``None`` turns the liveness check off.
+    # How old ``timestampMs`` of an activity may be on the emulator's clock, in seconds;
+    # ``None`` turns the liveness check off. It may be ahead of the clock by at most
+    # ``timestamp_future_s`` (and never more than ``timestamp_window_s``).
     timestamp_window_s: float | None = DEFAULT_TIMESTAMP_WINDOW_S
+    timestamp_future_s: float = DEFAULT_TIMESTAMP_FUTURE_S
     max_users_per_organization: int = 100
     max_api_keys_per_user: int = 10
     max_authenticators_per_user: int = 10
@@ -65,17 +70,19 @@ class Settings:
     # instead of in the background: deterministic tests.
     webhook_synchronous: bool = False
     # Chains (``emulator/chains``): CAIP-2 id -> a node's JSON-RPC URL; the others are embedded.
-    chain_rpc_urls: dict[str, str] = field(default_factory=dict)
+    # (Out of the repr: a provider's URL often carries its API key.)
+    chain_rpc_urls: dict[str, str] = field(default_factory=dict, repr=False)
     # Seconds on the emulator's clock between a broadcast and its INCLUDED (or FAILED) status
     # on an embedded chain (its block time); 0 reports the outcome at once.
     chain_block_time_s: float = 0.0
     # The gas station (features/transaction-management/broadcasting/gas-sponsorship): USD
-    # limits over a rolling window (Pay-as-you-go: $10 a month), and the prices used to value
+    # limits over a rolling window (reference/faq.mdx: Pro, "up to $50/day"; the concept
+    # page's Enterprise plan is unlimited with configurable windows), and the prices used to value
     # sponsored fees in USD, per native asset symbol.
     gas_sponsorship_enabled: bool = True
-    gas_window_minutes: int = 43200
-    gas_org_window_limit_usd: str = "10"
-    gas_sub_org_window_limit_usd: str = "10"
+    gas_window_minutes: int = 1440
+    gas_org_window_limit_usd: str = "50"
+    gas_sub_org_window_limit_usd: str = "50"
     native_usd_prices: dict[str, str] = field(
         default_factory=lambda: {
             "ETH": "3000",
@@ -123,7 +130,7 @@ class _Mark:
         pass
 
 
-@dataclass
+@dataclass(repr=False)
 class World:
     clock: Clock = field(default_factory=Clock)
     ids: IdSource = field(default_factory=IdSource)
@@ -166,6 +173,12 @@ class World:
     # Counts committed transactions: with ``generation`` and the store's identity, what a
     # watcher (the dashboard's live view) compares to see that the state changed.
     commits: int = 0
+
+    def __repr__(self) -> str:  # what it holds is secret or large: counts only
+        return (
+            f"World(organizations={len(self.store.organizations)},"
+            f" generation={self.generation}, {self.clock!r})"
+        )
 
     def __post_init__(self) -> None:
         self.webhooks.bind(self)

@@ -372,6 +372,8 @@ class Emulator(OperationMethods, Seams, Documents, WireAccess):
         now_ms = world.clock.now_ms()
         stamp = max(now_ms, self._last_timestamp_ms + 1)
         window_s = world.settings.timestamp_window_s
+        if window_s is not None:
+            window_s = min(window_s, world.settings.timestamp_future_s)  # how far ahead
         if window_s is not None and stamp - now_ms > window_s * 1000:
             stamp = now_ms
         seen = world.store.activities_by_fingerprint

@@ -24,13 +24,15 @@ def validation_message(fields: list[str]) -> str:
     return f"{INVALID_REQUEST} (fieldViolations: {', '.join(fields)})"
 
 
-def timestamp_outside_window(timestamp_ms: int, now_ms: int, window_s: float) -> str:
+def timestamp_outside_window(
+    timestamp_ms: int, now_ms: int, window_s: float, future_s: float
+) -> str:
     drift_s = (timestamp_ms - now_ms) / 1000
     direction = "ahead of" if drift_s > 0 else "behind"
     return (
         f"request timestamp is outside the allowed window: timestampMs={timestamp_ms} is "
         f"{abs(drift_s):.3f}s {direction} the server clock (now={now_ms}); "
-        f"requests must be within {window_s:g}s"
+        f"requests must be at most {window_s:g}s old and {future_s:g}s ahead"
     )
 
 
@@ -406,6 +408,13 @@ def verification_token_contact(field: str) -> str:
 # in organization [or parent organization]"); the key=value context is the emulator's.
 MALFORMED_WEBAUTHN_STAMP = "could not extract webauthn stamp"
 BAD_WEBAUTHN_SIGNATURE = "could not verify WebAuthN signature"
+
+
+# errors.mdx's text, for a passkey login (``stamp_login``) to a parent organization whose
+# credential is in more than one of its sub-organizations.
+CREDENTIAL_IN_SEVERAL_SUB_ORGANIZATIONS = "more than one suborg associated with a credential ID"
+# errors.mdx's text for an e-mail domain that cannot be reached.
+EMAIL_UNREACHABLE = "could not reach email"
 
 
 def webauthn_authenticator_not_found(

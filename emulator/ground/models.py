@@ -194,7 +194,7 @@ class Otp:
     flow: str
     otp_type: str  # OTP_TYPE_EMAIL | OTP_TYPE_SMS
     contact: str
-    code: str
+    code: str = field(repr=False)  # a secret until used: in no repr (issue 23)
     created_at: int
     expires_at: int
     user_identifier: str | None = None
@@ -226,9 +226,9 @@ class Vote:
     user_id: str
     activity_id: str
     selection: str
-    message: str
+    message: str = field(repr=False)  # the signed request: what its client sent (codes too)
     public_key: str
-    signature: str
+    signature: str = field(repr=False)
     scheme: str
     created_at: int
     # The voter as they were when last in the organization (records are never mutated
@@ -297,15 +297,17 @@ class Activity:
     organization_id: str
     activity_type: str
     status: str
-    intent: dict[str, Any]
-    result: dict[str, Any]
+    # What the client sent and was answered (a used OTP code, an OAuth code, bundles): the
+    # API renders them; no repr shows them.
+    intent: dict[str, Any] = field(repr=False)
+    result: dict[str, Any] = field(repr=False)
     fingerprint: str
     timestamp_ms: str
     created_at: int
     updated_at: int
     votes: list[Vote] = field(default_factory=list)
-    failure: dict[str, Any] | None = None
-    seed_intent: dict[str, Any] | None = None
+    failure: dict[str, Any] | None = field(default=None, repr=False)
+    seed_intent: dict[str, Any] | None = field(default=None, repr=False)
     # MFA still owed or given on this activity, one entry per voter an MFA policy held.
     mfa: list[MfaProgress] = field(default_factory=list)
     # The enclaves' app proofs (``v1AppProof``), when the request asked for them
@@ -428,7 +430,7 @@ class AuthorizationCode:
     provider: str
     client_id: str
     redirect_uri: str
-    code_challenge: str
+    code_challenge: str = field(repr=False)  # the verifier itself, when plain
     code_challenge_method: str  # S256 | plain
     user_id: str
     expires_at_ns: int
@@ -437,9 +439,15 @@ class AuthorizationCode:
 
 class Unsaved(dict):
     """A mapping outside the saved state (the built-in OAuth 2.0 provider's clients and
-    codes): a transaction undoes changes to it like any other, the durable journal skips it."""
+    codes): a transaction undoes changes to it like any other, the durable journal skips it.
+    Its keys are codes the provider issued: its repr shows how many, not which."""
 
     __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"Unsaved(<{len(self)} hidden>)"
+
+    __str__ = __repr__
 
 
 @dataclass(frozen=True, slots=True)

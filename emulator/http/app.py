@@ -103,7 +103,9 @@ def _handle(
         error_id = str(uuid.uuid4())
         print(f"internal server error ({error_id})", file=sys.stderr)
         traceback.print_exc()
-        error = TurnkeyApiError(INTERNAL, f"internal server error ({error_id})")
+        error = TurnkeyApiError(
+            INTERNAL, f"internal server error ({error_id})", turnkey_error_code="INTERNAL"
+        )
         return error.status, json.dumps(error.body()).encode()
 
 

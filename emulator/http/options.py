@@ -8,7 +8,7 @@ its command line.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 MIB = 1024 * 1024
 
@@ -38,7 +38,7 @@ class WireOptions:
     backlog: int = 1024
     graceful_timeout_s: float = 10.0  # how long a stop waits for requests in flight
     cors_origins: tuple[str, ...] = ("*",)  # "*": any origin, as the real API
-    control_token: str | None = None
+    control_token: str | None = field(default=None, repr=False)  # a bearer credential
     bound_host: str = "127.0.0.1"
 
     def __post_init__(self) -> None:

@@ -32,7 +32,10 @@ PROVIDER = Enum(tuple(oauth2.PROVIDERS))
 def find_credential(org: Organization, credential_id: str) -> Oauth2Credential:
     found = org.oauth2_credentials.get(credential_id)
     if found is None:
-        raise NotFound(messages.oauth2_credential_not_found(credential_id, org.organization_id))
+        raise NotFound(
+            messages.oauth2_credential_not_found(credential_id, org.organization_id),
+            turnkey_error_code="OAUTH2_CREDENTIAL_NOT_FOUND",
+        )
     return found
 
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any, NoReturn
 
+from ..ground.error_codes import SERVICE_STATES
 from ..ground.errors import HTTP_STATUS, INTERNAL, UNKNOWN, TurnkeyApiError
 
 FAILED = "ACTIVITY_STATUS_FAILED"
@@ -128,7 +129,8 @@ class Faults:
 
         The answer is ``error``, or an error built from ``status`` (HTTP) and ``code``
         (gRPC), each derived from the other when only one is given, ``message`` and
-        ``turnkey_error_code``; by default 500, code 13, "internal server error". With
+        ``turnkey_error_code``; by default 500, code 13, "internal server error" (a code of
+        ``error_codes.SERVICE_STATES`` alone brings its documented status and text). With
         ``activity_status`` (``ACTIVITY_STATUS_FAILED``, ``_CONSENSUS_NEEDED`` or
         ``_PENDING``) an activity is recorded with that status instead; a rule with an
         activity status and no operation matches activities only.
@@ -263,6 +265,10 @@ def _fault(
 def _built_error(
     status: int | None, code: int | None, message: str | None, turnkey_error_code: str
 ) -> TurnkeyApiError:
+    state = SERVICE_STATES.get(turnkey_error_code)
+    if status is None and code is None and state is not None:
+        code, message = state[0], message if message is not None else state[1]
+        status = HTTP_STATUS[code]
     if status is None and code is None:
         status, code = 500, INTERNAL
     elif code is None:

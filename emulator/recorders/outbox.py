@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..ground.redact import Sealed
 from . import email_events
 from .email_events import EmailEvent
 
@@ -56,7 +57,8 @@ class Message:
     to: str
     template: str
     organization_id: str
-    fields: dict[str, Any]
+    # The codes and bundles the message carries: a Sealed dict, out of every repr.
+    fields: dict[str, Any] = field(repr=False)
     sender_address: str | None = DEFAULT_SENDER_ADDRESS
     sender_name: str | None = DEFAULT_SENDER_NAME
     reply_to: str | None = None
@@ -129,6 +131,7 @@ class Outbox:
     def _append(self, draft: dict[str, Any]) -> Message:
         with self._lock:
             self._seq += 1
+            draft["fields"] = Sealed(draft["fields"])
             message = Message(id=f"message-{self._seq}", **draft)
             self._messages.append(message)
             if message.channel == EMAIL:

@@ -38,9 +38,11 @@ def check_timestamp(world: World, raw: object) -> str:
     window = world.settings.timestamp_window_s
     if window is not None:
         now_ms = world.clock.now_ms()
-        if abs(int(text) - now_ms) > window * 1000:
+        future = min(window, world.settings.timestamp_future_s)
+        drift_ms = int(text) - now_ms
+        if drift_ms <= -window * 1000 or drift_ms > future * 1000:  # "less than an hour old"
             raise InvalidArgument(
-                messages.timestamp_outside_window(int(text), now_ms, window),
+                messages.timestamp_outside_window(int(text), now_ms, window, future),
                 turnkey_error_code="INVALID_TIME",
             )
     return text

@@ -126,24 +126,38 @@ def _find_authenticator(
     """The passkey with ``credential_id`` in ``target``, else in its parent (for a login,
     else in one of its sub-organizations: ``@turnkey/core`` addresses a passkey login to
     the parent organization it is configured with)."""
-    places = [world.store.organizations.get(target.parent_id or "")]
+    for org in (target, world.store.organizations.get(target.parent_id or "")):
+        found = _authenticator_in(org, credential_id) if org is not None else None
+        if found is not None:
+            return found
     if login:
-        places += [
+        subs = [
             o for o in world.store.organizations.values() if o.parent_id == target.organization_id
         ]
-    for org in (target, *places):
-        if org is None:
-            continue
-        for user in org.users.values():
-            for authenticator in user.authenticators.values():
-                if same_credential_id(authenticator.credential_id, credential_id):
-                    return org, user, authenticator
+        matches = [m for m in (_authenticator_in(o, credential_id) for o in subs) if m is not None]
+        if len(matches) > 1:  # errors.mdx: the request names no sub-organization to choose
+            raise Unauthenticated(
+                messages.CREDENTIAL_IN_SEVERAL_SUB_ORGANIZATIONS,
+                turnkey_error_code="CREDENTIAL_CONFLICT",
+            )
+        if matches:
+            return matches[0]
     raise NotFound(
         messages.webauthn_authenticator_not_found(
             target.organization_id, credential_id, has_parent=target.parent_id is not None
         ),
         turnkey_error_code="CREDENTIAL_NOT_FOUND",
     )
+
+
+def _authenticator_in(
+    org: Organization, credential_id: str
+) -> tuple[Organization, User, Authenticator] | None:
+    for user in org.users.values():
+        for authenticator in user.authenticators.values():
+            if same_credential_id(authenticator.credential_id, credential_id):
+                return org, user, authenticator
+    return None
 
 
 def allowed_origins(world: World, org: Organization) -> list[str] | None:

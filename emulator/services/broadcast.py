@@ -47,7 +47,7 @@ SOLANA_FEE_PER_SIGNATURE = 5000
 
 
 def chain_unavailable(exc: ChainUnavailable) -> InvalidArgument:
-    return InvalidArgument(str(exc), turnkey_error_code="CHAIN_UNAVAILABLE")
+    return InvalidArgument(str(exc), turnkey_error_code="RPC_CALL_ERROR")
 
 
 def uint_param(params: dict[str, Any], name: str, default: int | None = None) -> int | None:

@@ -37,6 +37,9 @@ from .context import Context
 Params = dict[str, Any]
 
 MAGIC_LINK_PLACEHOLDER = "%s"
+# RFC 6761 §6.4: no name under ``.invalid`` ever resolves, so an address there is the one
+# domain an emulator (which resolves nothing) knows to be unreachable.
+UNREACHABLE_TLD = ".invalid"
 _ADDRESS = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 # v1EmailCustomizationParams (every field optional) and v1EmailAuthCustomizationParams
@@ -138,6 +141,8 @@ def send_email(
     activity commits. ``magic_link_value`` is what a ``magicLinkTemplate``'s ``%s``
     becomes (the bundle, the OTP code). Raises the real 400s of ``check_customization``."""
     check_customization(customization)
+    if to.lower().rstrip(".").endswith(UNREACHABLE_TLD):
+        raise InvalidArgument(messages.EMAIL_UNREACHABLE, turnkey_error_code="INVALID_FQDN")
     customization = customization or {}
     carried: Params = dict(fields)
     for name in ("appName", "logoUrl", "templateId"):

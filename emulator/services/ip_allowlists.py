@@ -78,9 +78,13 @@ def enforce(org: Organization, caller: Caller, client_ip: str | None) -> None:
     if address is None:
         if allowlist.on_evaluation_error == "ALLOW":
             return
-        raise PermissionDenied(messages.IP_NOT_EVALUATED)
+        raise PermissionDenied(
+            messages.IP_NOT_EVALUATED, turnkey_error_code="REQUEST_NOT_AUTHORIZED"
+        )
     if not any(address in ipaddress.ip_network(rule.cidr) for rule in allowlist.rules):
-        raise PermissionDenied(messages.ip_not_allowed(str(address)))
+        raise PermissionDenied(
+            messages.ip_not_allowed(str(address)), turnkey_error_code="REQUEST_NOT_AUTHORIZED"
+        )
 
 
 def _address(client_ip: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:

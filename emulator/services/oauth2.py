@@ -76,7 +76,12 @@ def subject(provider: str, user_id: str) -> str:
 
 
 def _refused(provider: str, error: str, description: str) -> InvalidArgument:
-    return InvalidArgument(messages.oauth2_exchange_failed(provider, error, description))
+    # A client the provider does not know (or a wrong secret) is the credential's
+    # misconfiguration (INVALID_OAUTH2_PROVIDER); a bad code or verifier is the request's.
+    message = messages.oauth2_exchange_failed(provider, error, description)
+    if error == "invalid_client":
+        return InvalidArgument(message, turnkey_error_code="INVALID_OAUTH2_PROVIDER")
+    return InvalidArgument(message, turnkey_error_code="REQUEST_INVALID")
 
 
 def exchange(

@@ -62,11 +62,17 @@ def check_scope(
     try:
         profile = find(store, caller.organization, key.session_profile_id)
     except NotFound:
-        raise PermissionDenied(messages.session_scope_denied(key.session_profile_id)) from None
+        raise PermissionDenied(
+            messages.session_scope_denied(key.session_profile_id),
+            turnkey_error_code="REQUEST_NOT_AUTHORIZED",
+        ) from None
     env = condition_environment(target, activity_type, params, now_ns)
     try:
         held = parse(profile.scope).test(env)
     except PolicyEvaluationError:
         held = False
     if held is not True:
-        raise PermissionDenied(messages.session_scope_denied(profile.session_profile_id))
+        raise PermissionDenied(
+            messages.session_scope_denied(profile.session_profile_id),
+            turnkey_error_code="REQUEST_NOT_AUTHORIZED",
+        )

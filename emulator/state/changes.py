@@ -27,6 +27,7 @@ from typing import Any
 
 from ..engine_state.store import Store
 from ..ground.models import Activity, NameIndex, Organization, Unsaved, WalletAccount
+from ..ground.redact import Sealed
 from .records import Context, _Keyed, record
 
 Unit = tuple
@@ -74,7 +75,7 @@ def changed_units(store: Store, touched: Iterable[tuple[Any, Any, Any]]) -> list
     for target, key, value in touched:
         if type(target) is NameIndex or type(target) is Unsaved:
             continue  # derived: rebuilt on load; or outside the saved state
-        if type(target) is dict:
+        if type(target) is dict or type(target) is Sealed:  # the vault's are Sealed
             if target is store.organizations:
                 units[("org", key)] = None
                 continue

@@ -25,6 +25,8 @@ document; ``sync`` also writes a clock that was moved (the control endpoint).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -65,6 +67,11 @@ class Journaled(Protocol):
     def facade_document(self) -> Json: ...
 
 
+def _digest(document: Json) -> bytes:
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+
+
 class Journal:
     """Writes an emulator's commits to a ``StateFile``."""
 
@@ -84,7 +91,9 @@ class Journal:
         self._on_compacted = on_compacted  # serve freezes the survivors there (gc_tuning.py)
         self._marks: tuple = ()
         self._clock: tuple = ()
-        self._facade_saved: Json = {}
+        # A digest of the facade state last written (it holds the root API private keys:
+        # kept as a digest, so that no repr of the journal shows one).
+        self._facade_saved = b""
         self.compactions = 0
 
     def attach(self) -> Journal:
@@ -149,11 +158,12 @@ class Journal:
         clock = world.clock.getstate()
         row = {"c": changes, "ids": list(world.ids.getstate()), "clock": list(clock)}
         facade = self._facade()
-        if facade != self._facade_saved:
+        digest = _digest(facade)
+        if digest != self._facade_saved:
             row["facade"] = facade
         self.state.append(row)
         self._clock = clock
-        self._facade_saved = facade
+        self._facade_saved = digest
 
     def _due(self) -> bool:
         state = self.state
@@ -165,7 +175,7 @@ class Journal:
         world = self.world
         self._marks = (world.store, world.ids, world.generation)
         self._clock = world.clock.getstate()
-        self._facade_saved = self._facade()
+        self._facade_saved = _digest(self._facade())
 
     def _stale(self) -> bool:
         world = self.world

@@ -18,28 +18,37 @@ power cut too, at an fsync per write (about 0.4 ms on the benchmark machine, mor
 than the request itself; see ``bench/durability.py``). The emulator is a test double:
 the failure its users meet is a killed process, so the default is ``normal``.
 
-A file of the first layout (version 1: one row holding the whole document) is
-upgraded in place, in one SQLite transaction. A file that cannot be read as ours
-(empty, truncated, corrupt, another program's SQLite file, not SQLite at all, or a
-newer version) is refused with a ``StateFileError`` naming the reason, and never
-written: only a path where nothing
-exists yet gets a new file, made beside it and linked into place complete. The file
-holds secrets of the emulated world, so it is readable by its owner only.
+Opening (``docs/state-files.md``, ``state/opening.py``): the file and its log are read
+whole on a private copy first, so that a file that cannot be read as ours (empty,
+truncated, damaged, foreign, a log without its database or of another one, a newer
+version, read-only) is refused with a one-line ``StateFileError`` and not one byte of it,
+its ``-wal`` or ``-shm`` changes. Only a path where none of the three exists gets a new
+file, made beside it and linked into place complete. A file of the first layout (version
+1: one row holding the whole document) is checked whole, then upgraded into a copy that
+replaces it once it reads back whole. The file holds secrets of the emulated world, so it
+is readable by its owner only.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from ..ground import jsontext
+from . import opening
 from .document import FORMAT
+from .document import load as load_document
+from .opening import StateFileError
 from .records import DocumentError
 from .replay import Replay
+
+__all__ = ["SYNC_MODES", "StateFile", "StateFileError"]
 
 Json = dict[str, Any]
 VERSION = 2
@@ -53,10 +62,6 @@ _SCHEMA = (
 )
 
 
-class StateFileError(ValueError):
-    """A state file that is not ours, or not whole; the message says which and why."""
-
-
 class StateFile:
     """One server's state file: open an existing one with ``open``, make one with ``create``."""
 
@@ -68,6 +73,7 @@ class StateFile:
         self._last = last  # the last journal row written
         self.base_bytes = 0
         self.journal_bytes = 0  # written since the base
+        self.loaded: Any = None  # what ``open``'s ``load`` made of the state
 
     # ----- opening -------------------------------------------------------------------
 
@@ -75,54 +81,61 @@ class StateFile:
     def create(
         cls, path: str | os.PathLike[str], document: Json, *, sync: str = "normal"
     ) -> StateFile:
-        """A new state file at ``path`` holding ``document``; an existing file is an error."""
+        """A new state file at ``path`` holding ``document``; an existing file (or a
+        ``-wal``/``-shm`` left of one) is an error."""
         path = os.fspath(path)
-        temporary = f"{path}.new-{os.getpid()}"
-        fd = os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
-        os.close(fd)
+        if not opening.is_new(path):
+            raise StateFileError(f"{path}: a file appeared there; not replacing it")
+        text = _dumps(document)
+        temporary = _build(f"{path}.new-{os.getpid()}", text)
         try:
-            db = sqlite3.connect(temporary, isolation_level=None)
-            try:
-                db.execute("PRAGMA journal_mode=DELETE")
-                db.execute("BEGIN")
-                for statement in _SCHEMA:
-                    db.execute(statement)
-                db.executemany(
-                    "INSERT INTO meta (key, value) VALUES (?, ?)",
-                    [("format", FORMAT), ("version", str(VERSION))],
-                )
-                text = _dumps(document)
-                db.execute("INSERT INTO base (id, document, through) VALUES (1, ?, 0)", (text,))
-                db.execute("COMMIT")
-            finally:
-                db.close()
-            _fsync_file(temporary)
             try:
                 os.link(temporary, path)  # never over a file that appeared meanwhile
             except FileExistsError:
                 raise StateFileError(f"{path}: a file appeared there; not replacing it") from None
-            _fsync_directory(path)
+            opening.fsync_directory(path)
         finally:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
+            os.unlink(temporary)
         state = cls.open(path, sync=sync)
         state.base_bytes = len(text)
         return state
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, sync: str = "normal") -> StateFile:
-        """The state file at ``path``, checked; ``StateFileError`` if it is not ours or not
-        whole (nothing is written to such a file)."""
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        sync: str = "normal",
+        load: Callable[[Json], Any] | None = None,
+    ) -> StateFile:
+        """The state file at ``path``, checked whole; ``StateFileError`` (one line) if it is
+        not ours or not whole, and then not one byte of it, its ``-wal`` or ``-shm`` changed.
+
+        Everything is read from a private copy first (``state/opening.py``): the database's
+        pages, its layout, the base document and every journal row. ``load``, when given, is
+        called on the state read there (to build the emulator: its ``ValueError`` is a
+        refusal too) and its answer kept as ``loaded``. Only then is the file opened for
+        real, or, of an older layout, upgraded by a copy that replaces it once it reads
+        back whole.
+        """
         path = os.fspath(path)
         if sync not in SYNC_MODES:
             raise ValueError(f"sync is one of {SYNC_MODES}, not {sync!r}")
-        _check_header(path)
+        opening.check_files(path)
+        _finish_upgrade(path)
+        before = opening.fingerprint(path)
+        version, document, loaded = _inspect(path, load)
+        opening.check_writable(path)
+        if opening.fingerprint(path) != before:
+            raise StateFileError(f"{path}: it changed while it was being checked (another server?)")
+        if version == 1:
+            _upgrade(path, document)
         try:
             db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as exc:
             raise StateFileError(f"{path}: cannot open it as SQLite ({exc})") from None
         try:
-            through, last = _check_database(path, db)
+            through, last = _check_layout(path, db)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(f"PRAGMA synchronous={sync.upper()}")
             # The log is folded into the database at each compaction, not every 1,000 pages
@@ -134,7 +147,9 @@ class StateFile:
         except BaseException:
             db.close()
             raise
-        return cls(path, db, through, last)
+        state = cls(path, db, through, last)
+        state.loaded = loaded
+        return state
 
     # ----- reading -------------------------------------------------------------------
 
@@ -143,6 +158,7 @@ class StateFile:
         with self._lock:
             try:
                 (text,) = self._db.execute("SELECT document FROM base WHERE id = 1").fetchone()
+                _check_digest(self._db, text)
                 base = jsontext.loads(text)
                 replay = Replay(base)
                 self.base_bytes, self.journal_bytes = len(text), 0
@@ -184,6 +200,7 @@ class StateFile:
                 self._db.execute(
                     "UPDATE base SET document = ?, through = ? WHERE id = 1", (text, through)
                 )
+                self._db.execute(_SET_DIGEST, (_digest(text),))
                 self._db.execute("DELETE FROM journal WHERE seq <= ?", (through,))
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -208,6 +225,22 @@ class StateFile:
         return f"StateFile({self.path!r})"
 
 
+# The SHA-256 of the base document, beside it: SQLite keeps no checksum of its pages, and a
+# damaged page inside a JSON string still reads as JSON. (A file without it, from before
+# it was kept, is read without the check; its next compaction writes it.)
+_SET_DIGEST = "INSERT OR REPLACE INTO meta (key, value) VALUES ('baseSha256', ?)"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _check_digest(db: sqlite3.Connection, text: str) -> None:
+    row = db.execute("SELECT value FROM meta WHERE key = 'baseSha256'").fetchone()
+    if row is not None and row[0] != _digest(text):
+        raise DocumentError("the base document is damaged (its SHA-256 differs)")
+
+
 # The emulator's own values (JSON already, no cycles): the checks cost without finding.
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 
@@ -226,17 +259,95 @@ def _check_header(path: str) -> None:
         raise StateFileError(f"{path}: not a SQLite file, so not a state file")
     if len(header) < 100:
         raise StateFileError(f"{path}: truncated (shorter than a SQLite header)")
+    opening.check_size(path, header)
 
 
-def _check_database(path: str, db: sqlite3.Connection) -> tuple[int, int]:
-    """The base's ``through`` and the last journal row of a state file of ours."""
+def _build(temporary: str, text: str) -> str:
+    """A new state file of this layout at ``temporary`` (which must not exist) holding the
+    document ``text``, private to its owner and fsynced; its path."""
+    fd = os.open(temporary, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+    os.close(fd)
+    try:
+        db = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=DELETE")
+            db.execute("BEGIN")
+            for statement in _SCHEMA:
+                db.execute(statement)
+            db.executemany(
+                "INSERT INTO meta (key, value) VALUES (?, ?)",
+                [("format", FORMAT), ("version", str(VERSION))],
+            )
+            db.execute("INSERT INTO base (id, document, through) VALUES (1, ?, 0)", (text,))
+            db.execute(_SET_DIGEST, (_digest(text),))
+            db.execute("COMMIT")
+        finally:
+            db.close()
+        opening.fsync_file(temporary)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+    return temporary
+
+
+def _inspect(path: str, load: Callable[[Json], Any] | None) -> tuple[int, Json, Any]:
+    """The layout version, the whole state and what ``load`` made of it, all read from a
+    private copy of the file and its log: ``StateFileError`` if any of it cannot be read."""
+    _check_header(path)
+    opening.check_wal_header(path)
+    with opening.private_copy(path) as copy:
+        try:
+            db = sqlite3.connect(copy, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StateFileError(f"{path}: cannot open it as SQLite ({exc})") from None
+        try:
+            _check_pages(path, db)
+            version = _layout_version(path, db)
+            if version == 1:
+                document = _version_1_document(path, db)
+            else:
+                through, last = _check_layout(path, db)
+                document = StateFile(path, db, through, last).read()
+        except sqlite3.Error as exc:
+            raise StateFileError(f"{path}: not a readable SQLite database ({exc})") from None
+        finally:
+            db.close()
+    try:
+        if load is not None:
+            return version, document, load(document)
+        # Every record checked (a damaged page can still read as JSON); the caller's
+        # ``load`` does that itself.
+        load_document(document, exact_order=False)
+    except (ValueError, TypeError) as exc:
+        raise StateFileError(f"{path}: its state cannot be read ({_one_line(exc)})") from None
+    return version, document, None
+
+
+def _check_pages(path: str, db: sqlite3.Connection) -> None:
     (verdict,) = db.execute("PRAGMA quick_check(1)").fetchone()
     if verdict != "ok":
-        raise StateFileError(f"{path}: the SQLite file is damaged ({verdict})")
+        raise StateFileError(f"{path}: the SQLite file is damaged ({_one_line(verdict)})")
+    (page_size,) = db.execute("PRAGMA page_size").fetchone()
+    # How many of the log's frames SQLite took (-1: no log in use); the rest must be an
+    # interrupted write or an earlier run's leftovers, never a commit it could not read.
+    (_, frames, _) = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    frames = max(frames, 0)
+    whole = opening.wal_frames(path, page_size)
+    if frames < whole and not opening.wal_tail_uncommitted(path, page_size, frames):
+        raise StateFileError(
+            f"{path}: its write-ahead log ({opening.WAL}) is damaged or not this database's:"
+            f" SQLite can read {frames} of its {whole} pages"
+        )
+
+
+def _layout_version(path: str, db: sqlite3.Connection) -> int:
     tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    if tables == {"state"}:
-        _upgrade_version_1(path, db)
-        tables = {"meta", "base", "journal"}
+    return 1 if tables == {"state"} else VERSION
+
+
+def _check_layout(path: str, db: sqlite3.Connection) -> tuple[int, int]:
+    """The base's ``through`` and the last journal row of a state file of ours."""
+    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if "meta" not in tables:
         raise StateFileError(f"{path}: a SQLite file, but not a state file of this emulator")
     meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
@@ -258,39 +369,55 @@ def _check_database(path: str, db: sqlite3.Connection) -> tuple[int, int]:
     return row[0], max(last, row[0])
 
 
-def _upgrade_version_1(path: str, db: sqlite3.Connection) -> None:
-    """A state file of the first layout (one ``state`` row holding the whole document) becomes
-    the base of this one, in one SQLite transaction: whole or not at all."""
+def _version_1_document(path: str, db: sqlite3.Connection) -> Json:
+    """The one document of a state file of the first layout (one ``state`` row)."""
     row = db.execute("SELECT document FROM state WHERE id = 1").fetchone()
     if row is None or not isinstance(row[0], str):
         raise StateFileError(f"{path}: an older state file (version 1) that holds no state")
-    db.execute("BEGIN IMMEDIATE")
     try:
-        for statement in _SCHEMA:
-            db.execute(statement)
-        db.executemany(
-            "INSERT INTO meta (key, value) VALUES (?, ?)",
-            [("format", FORMAT), ("version", str(VERSION))],
-        )
-        db.execute("INSERT INTO base (id, document, through) VALUES (1, ?, 0)", (row[0],))
-        db.execute("DROP TABLE state")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
+        document = jsontext.loads(row[0])
+        Replay(document)  # the shape a base must have
+    except ValueError as exc:
+        raise StateFileError(
+            f"{path}: an older state file (version 1) whose state cannot be read ({exc})"
+        ) from None
+    return document
 
 
-def _fsync_file(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
+def _upgrade(path: str, document: Json) -> None:
+    """A file of the first layout becomes one of this layout: a new file beside it, read
+    back whole, then put in its place (``opening.replace_by_upgrade``)."""
+    temporary = _build(f"{path}.upgrade-{os.getpid()}", _dumps(document))
     try:
-        os.fsync(fd)
+        db = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            through, last = _check_layout(temporary, db)
+            if StateFile(temporary, db, through, last).read() != document:
+                raise StateFileError(f"{path}: its upgrade did not read back whole; left as it is")
+        finally:
+            db.close()
+        opening.replace_by_upgrade(path, temporary)
     finally:
-        os.close(fd)
+        if os.path.exists(temporary):
+            os.unlink(temporary)
 
 
-def _fsync_directory(path: str) -> None:
-    fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+def _finish_upgrade(path: str) -> None:
+    """An upgrade interrupted after the old log was removed: its whole copy takes the old
+    database's place (a database of the first layout, or one that cannot be read without
+    the log it lost; never a whole state file of this layout)."""
+    waiting = opening.pending_upgrade(path)
+    if waiting is None:
+        return
     try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        version = _inspect(path, None)[0]
+    except StateFileError:
+        version = 1  # the old database, behind the log it lost
+    if version != 1 or _inspect(waiting, None)[0] != VERSION:
+        raise StateFileError(f"{path}: a leftover {waiting} is beside it; move one of them away")
+    os.replace(waiting, path)
+    opening.fsync_directory(path)
+
+
+def _one_line(value: object) -> str:
+    return " ".join(str(value).split())

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..ground import render
@@ -52,9 +51,8 @@ def state_digest(emu: Emulator) -> str:
                 repr(c) + hashlib.sha256(c.encrypted_client_secret.encode()).hexdigest()
                 for c in org.oauth2_credentials.values()
             ],
-            "otps": [  # attempts, use and tokens included; the code hashed
-                repr(replace(o, code=hashlib.sha256(o.code.encode()).hexdigest()))
-                for o in org.otps.values()
+            "otps": [  # attempts, use and tokens included; the code (out of the repr) hashed
+                repr(o) + hashlib.sha256(o.code.encode()).hexdigest() for o in org.otps.values()
             ],
             "verified": [
                 (u.user_id, u.email_verified, u.phone_number_verified) for u in org.users.values()
