@@ -11,8 +11,8 @@ failure changes nothing. Votes (approve_activity, reject_activity) are not
 judged by the engine: their handler votes on the activity they name and
 answers it.
 
-Every request is recorded in ``world.calls`` (``testing/calls.py``), however it
-ends. An injected fault (``world.faults``, ``testing/faults.py``) takes the
+Every request is recorded in ``world.calls`` (``recorders/calls.py``), however it
+ends. An injected fault (``world.faults``, ``recorders/faults.py``) takes the
 handler's place once every check has passed: it raises its HTTP error, or
 records the activity as FAILED, CONSENSUS_NEEDED or PENDING without running
 the handler.
@@ -83,7 +83,7 @@ def dispatch(world: World, request: Request) -> Json:
     """The response body for ``request``; raise ``TurnkeyApiError`` for an error answer.
     Either way the request is recorded in ``world.calls``. Webhook deliveries the request
     caused are sent in the background, or here once the world is let go of when they are
-    synchronous (``events/deliveries.py``)."""
+    synchronous (``webhooks/deliveries.py``)."""
     try:
         return _dispatch(world, request)
     finally:

@@ -156,7 +156,7 @@ class World:
     calls: CallLog = field(default_factory=CallLog)
     faults: Faults = field(default_factory=Faults)
     outbox: Outbox = field(default_factory=Outbox)
-    # Webhook deliveries (``events/deliveries.py``): observations and a sender, not state.
+    # Webhook deliveries (``webhooks/deliveries.py``): observations and a sender, not state.
     webhooks: Webhooks = field(default_factory=Webhooks)
     # The source address in-process calls are judged to come from by IP allowlists
     # (``emu.backdoor.set_client_ip``); None: unknown, as a request with no address.

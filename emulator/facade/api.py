@@ -3,10 +3,10 @@
 Every operation of the registry is a method, named as its path names it
 (``emu.create_users``, ``emu.list_users``, ``emu.whoami``) and as the official
 Python SDK names it where that differs (``emu.get_users``, ``emu.get_whoami``):
-real, typed methods generated into ``facade_generated.py`` (``OperationMethods``,
+real, typed methods generated into ``facade/generated.py`` (``OperationMethods``,
 which ``Emulator`` inherits), all calling ``Emulator._run_operation``. Methods take
 the wire parameters as keyword arguments, in snake_case (or camelCase), strictly
-(``facade_runtime.py``), and answer what the SDK answers: for an activity the activity and
+(``facade/runtime.py``), and answer what the SDK answers: for an activity the activity and
 its result's fields (``{"activity": ..., "userIds": [...]}``), for a query the
 response body. Errors raise ``TurnkeyApiError`` with the same code, HTTP status
 and message as on the wire.

@@ -1,6 +1,6 @@
 """What every generated facade method shares: strict keyword arguments.
 
-``facade_generated.py`` declares one real method per operation, with its
+``facade/generated.py`` declares one real method per operation, with its
 parameters as keyword-only snake_case arguments. ``operation`` wraps each so
 that, at run time as for a type checker:
 

@@ -60,7 +60,7 @@ class Seams:
 
     @property
     def webhooks(self) -> Webhooks:
-        """Webhook deliveries (``events/deliveries.py``): every one with its attempts
+        """Webhook deliveries (``webhooks/deliveries.py``): every one with its attempts
         (``deliveries``, ``find``, ``last``), receivers for endpoint URLs (``route``), the
         synchronous switch, ``wait``, ``run_due`` and the signing key (``jwks``)."""
         return self._world.webhooks
@@ -95,13 +95,13 @@ class Seams:
     @property
     def oidc(self) -> EmulatorOidc:
         """The built-in OIDC identity provider (``token``, ``jwks``, ``nonce_for``) and the
-        issuers this emulator trusts (``trust``, ``distrust``); see ``testing/oidc.py``."""
+        issuers this emulator trusts (``trust``, ``distrust``); see ``facade/oidc.py``."""
         return self._oidc
 
     @property
     def oauth2(self) -> EmulatorOAuth2:
         """The built-in OAuth 2.0 provider (X, Discord) that ``oauth2_authenticate`` exchanges
-        codes with: ``register_client``, ``authorize``, ``pkce``; see ``testing/oauth2.py``.
+        codes with: ``register_client``, ``authorize``, ``pkce``; see ``facade/oauth2.py``.
         Test-only, like ``backdoor``."""
         from .oauth2 import EmulatorOAuth2
 

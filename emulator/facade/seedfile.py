@@ -113,7 +113,7 @@ Json = dict[str, Any]
 class Emulator(Protocol):
     """What seeding needs of its emulator (``Emulator`` is one: ``emu.seed(...)``); named here
     so that the facade's modules do not import one another in a circle. The operations are the
-    generated methods of ``facade_generated.py``."""
+    generated methods of ``facade/generated.py``."""
 
     @property
     def world(self) -> World: ...

@@ -22,7 +22,7 @@ class Clock:
         self._offset_ns = 0
         self._frozen_ns: int | None = None
         # Told when a test moves the clock (freeze, unfreeze, advance): the webhook
-        # deliveries whose retries fall due on it (``events/deliveries.py``).
+        # deliveries whose retries fall due on it (``webhooks/deliveries.py``).
         self.listener: Callable[[], None] | None = None
 
     def now_ns(self) -> int:

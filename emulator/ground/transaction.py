@@ -18,7 +18,7 @@ class Transaction:
     checkpoint of the whole world can roll back to an earlier state (``World.checkpoint``).
 
     What must happen only if the change sticks, and is not state itself, hooks on
-    ``on_commit``: the outbox (``testing/outbox.py``) delivers a message when the activity
+    ``on_commit``: the outbox (``recorders/outbox.py``) delivers a message when the activity
     that sent it commits, never when it rolls back. Hooks run after the commit, in order.
 
     ``durable``, when given, makes the transaction note what it touches (``touched``: the

@@ -33,7 +33,7 @@ shape ``{code, message, details, turnkeyErrorCode}``.
 * ``webhooks`` ``{endpointId?, eventType?, state?, organizationId?}`` (GET or POST) →
   ``{deliveries: [...]}``, every webhook delivery with its attempts (each ``{id, eventId,
   eventType, endpointId, organizationId, url, body, createdMs, state, attempts: [{number,
-  timeMs, headers, status, answer, error}], nextAttemptMs}``; ``events/deliveries.py``);
+  timeMs, headers, status, answer, error}], nextAttemptMs}``; ``webhooks/deliveries.py``);
   ``webhooks/clear``; ``webhooks/run`` ``{synchronous?, timeoutSeconds?}`` → ``{settled,
   synchronous}`` (sets the switch, then waits until no attempt is due).
 * ``rate_limits`` (GET, or POST ``{plan?}``) → ``{plan, plans, ...}``: the documented rate
