@@ -51,7 +51,7 @@ class Reps:
 
 
 FULL = Reps(calls=1000, warmup=100)
-QUICK = Reps(calls=100, warmup=10)
+QUICK = Reps(calls=20, warmup=3)
 
 
 class Setting:

@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from measuring import unavailable
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -76,7 +78,7 @@ def run(reps: int) -> dict[str, Any]:
         browser = chromium_or_skip()
         script = page_bundle_or_skip()
     except BaseException as exc:  # pytest's Skipped: no browser, node or registry here
-        raise SystemExit(f"cannot run the browser flows here: {exc}") from None
+        unavailable(f"the browser flows: {exc}")
     site_module.Site.respond = _timed_respond(site_module.Site.respond)
     samples: dict[str, list[tuple[float, float, float, int]]] = {"passkey": [], "otp": []}
     with proxy_served() as proxy, page_origin(script) as origin:
@@ -122,9 +124,10 @@ def run(reps: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="a smoke run: one flow of each")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    rows = run(args.reps)
+    rows = run(1 if args.quick else args.reps)
     if args.json:
         print(json.dumps(rows))
         return

@@ -42,7 +42,7 @@ RECIPIENT = "0x" + "66" * 20
 
 class ChainsBench:
     def __init__(self, quick: bool) -> None:
-        self.reps = 30 if quick else 200
+        self.reps = 5 if quick else 200
         self.emu = Emulator()
         self.emu.create_organization("Chains")
         made = self.emu.create_wallet(
@@ -214,7 +214,7 @@ class ChainsBench:
     # ----- start-up ----------------------------------------------------------------------
 
     def startup_rows(self) -> list[Result]:
-        reps = 5 if self.reps < 100 else 20
+        reps = 2 if self.reps < 100 else 20
 
         def fresh() -> None:
             Emulator().create_organization("x")
@@ -241,7 +241,7 @@ class ChainsBench:
                 lambda: interpreter("pass"),
                 lambda: interpreter("import eth_tester, eth.vm.forks; import solders.litesvm"),
             ],
-            max(3, reps // 2),
+            max(2, reps // 2),
             warmup=1,
         )
         half = len(bare) // 2

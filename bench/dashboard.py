@@ -18,7 +18,7 @@ control plane's ``health`` (the cheapest answer the server gives behind the same
 1,000 and at 10,000 activities, to show that a view costs its page and not the world.
 
     python bench/dashboard.py            # ~1 minute
-    python bench/dashboard.py --quick    # fewer rounds
+    python bench/dashboard.py --quick    # a smoke run: one round, 100 and 1,000 activities
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from contextlib import ExitStack, suppress
 from typing import Any
 
 import requests
-from measuring import in_turn, median
+from measuring import in_turn, median, unavailable
 
 from emulator import Emulator
 from emulator.accounts import account_spec
@@ -82,8 +82,11 @@ def chromium() -> tuple[Any, Any]:
         os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
     )
     if executable is None:
-        sys.exit("no chromium on this machine (Debian: apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
+        unavailable("no chromium on this machine (Debian: apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the Python package playwright is needed to drive the browser")
 
     driver = sync_playwright().start()
     browser = driver.chromium.launch(
@@ -178,10 +181,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    rounds, reps = (4, 100) if args.quick else (12, 500)
+    rounds, reps = (1, 20) if args.quick else (12, 500)
+    activities = ACTIVITIES // 10 if args.quick else ACTIVITIES  # quick: a smoke run
     floor = world(0, extra_orgs=False)
-    loaded = world(ACTIVITIES, extra_orgs=True)
-    big = world(10 * ACTIVITIES, extra_orgs=True)
+    loaded = world(activities, extra_orgs=True)
+    big = world(10 * activities, extra_orgs=True)
     print(
         f"activities: floor {len(floor.world.store.activities_by_id)}, "
         f"loaded {len(loaded.world.store.activities_by_id)}, big {len(big.world.store.activities_by_id)}",
@@ -203,7 +207,10 @@ def main() -> None:
         print(json.dumps({"renders": renders, "polls": polls, "load": os.getloadavg()}, indent=2))
         return
     print(f"load average {os.getloadavg()[0]:.1f}; {rounds} cold loads a view and world")
-    print("| view | first render, 1,000 activities | × empty world | page weight | × empty world |")
+    print(
+        f"| view | first render, {activities:,} activities | × empty world | page weight "
+        "| × empty world |"
+    )
     print("|---|---|---|---|---|")
     for r in renders:
         print(

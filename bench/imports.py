@@ -42,7 +42,7 @@ def _interpreter(code: str) -> None:
 
 def run(quick: bool, progress) -> list[Result]:
     progress("import time (fresh interpreters)")
-    reps = 8 if quick else 30
+    reps = 2 if quick else 30
     calls = [lambda code=code: _interpreter(code) for code in CODES.values()]
     samples = in_turn(calls, reps, warmup=1)
     by_name = dict(zip(CODES, samples, strict=True))

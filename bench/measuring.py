@@ -9,10 +9,22 @@ verification floor that ``run.py`` measures for every row.
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
+
+# The exit status of a script that cannot run on this machine (no browser, no npm): the
+# smoke test (tests/test_bench_smoke.py) skips it rather than failing, as the tests that
+# need the same things skip. 77 is the "skipped" status of automake's test harness.
+UNAVAILABLE = 77
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Stop a script that cannot run here, saying why."""
+    print(f"cannot run here: {reason}", file=sys.stderr)
+    sys.exit(UNAVAILABLE)
 
 
 def warmup_for(reps: int) -> int:

@@ -25,7 +25,7 @@ from emulator import Emulator
 
 BATCH = 100
 FULL_KEYS = 10_000
-QUICK_KEYS = 1_000
+QUICK_KEYS = 200
 PER = 10_000  # the figure is stated per this many keys
 
 

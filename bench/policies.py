@@ -50,7 +50,7 @@ class Reps:
 
 
 FULL = Reps(calls=2000, warmup=200)
-QUICK = Reps(calls=200, warmup=20)
+QUICK = Reps(calls=30, warmup=5)
 
 
 def _other_policy(shape: str, i: int) -> dict:

@@ -51,7 +51,7 @@ EMPTY = "empty test"  # the floors' short names in the table
 DEEPCOPY = "deepcopy N"
 BASELINE_USERS = 10
 BASELINE_WALLETS = 10
-PYTEST_TESTS = 500
+PYTEST_TESTS = 500  # a full run's tests per session
 
 
 @dataclass(frozen=True)
@@ -61,10 +61,12 @@ class Reps:
     pytest_rounds: int  # pairs of sessions (empty, turnkey_org), then one more empty
     floor: int  # deepcopy floor, per half
     state: int  # snapshot, restore, to_document, from_document each
+    pytest_tests: int = 500  # tests in each pytest session
+    big: bool = True  # the state of about 10,000 records (else about 1,000)
 
 
 FULL = Reps(fixture=5000, rebuild=200, pytest_rounds=2, floor=20, state=20)
-QUICK = Reps(fixture=500, rebuild=30, pytest_rounds=1, floor=5, state=5)
+QUICK = Reps(fixture=100, rebuild=5, pytest_rounds=1, floor=2, state=2, pytest_tests=20, big=False)
 
 
 @dataclass(frozen=True)
@@ -177,10 +179,19 @@ class _Config:
 
 
 class _Request:
-    """What ``_turnkey`` reads of pytest's ``request``: no marker, no options."""
+    """What the plugin's fixtures read of pytest's ``request``: no marker, no options; the
+    finalizers they add are kept (``finalize`` runs them, as pytest does at the session's end)."""
 
     def __init__(self, shared: Any) -> None:
         self.node, self.config, self._shared = _Node(), _Config(), shared
+        self.finalizers: list[Callable[[], object]] = []
+
+    def addfinalizer(self, finalizer: Callable[[], object]) -> None:
+        self.finalizers.append(finalizer)
+
+    def finalize(self) -> None:
+        while self.finalizers:
+            self.finalizers.pop()()
 
     def getfixturevalue(self, name: str) -> Any:
         assert name == "_turnkey_shared", name
@@ -195,9 +206,10 @@ def _fixture_function(fixture: Any) -> Callable[..., Any]:
     return function
 
 
-def shared_with_baseline() -> Any:
-    """The plugin's session state (``_turnkey_shared``) with the 10 + 10 baseline added."""
-    shared = _fixture_function(plugin._turnkey_shared)(_Request(None))
+def shared_with_baseline(session: _Request) -> Any:
+    """The plugin's session state (``_turnkey_shared``) with the 10 + 10 baseline added;
+    ``session`` stands in for the session's ``request`` (and keeps its finalizers)."""
+    shared = _fixture_function(plugin._turnkey_shared)(session)
     build_baseline(shared.emulator, "baseline")
     shared.baseline = shared.emulator.snapshot()
     shared.checkpoint = shared.emulator.checkpoint()  # every test rolls back to the baseline
@@ -207,7 +219,8 @@ def shared_with_baseline() -> Any:
 def run_isolation(reps: Reps) -> tuple[list[float], list[float], list[float], list[float]]:
     """Per-test cycles of the plugin's ``_turnkey``: empty body; one create_users body minus
     the activity; the activity alone; a rebuild of the baseline in a fresh emulator."""
-    shared = shared_with_baseline()
+    session = _Request(None)
+    shared = shared_with_baseline(session)
     emu = shared.emulator
     request = _Request(shared)
     turnkey = _fixture_function(plugin._turnkey)
@@ -243,6 +256,7 @@ def run_isolation(reps: Reps) -> tuple[list[float], list[float], list[float], li
             activity.append((body - set_up) * 1e6)
     if count_records(emu) != before or len(emu.world.store.organizations[org_id].users) != 11:
         raise SystemExit("toolkit: the rollbacks did not bring the baseline back")
+    session.finalize()  # the session's end: the shared emulator closed
 
     def rebuild() -> None:
         fresh = Emulator()
@@ -292,15 +306,15 @@ def pytest_sessionfinish(session, exitstatus):
 '''
 
 
-def _test_file(with_fixture: bool) -> str:
+def _test_file(with_fixture: bool, tests: int) -> str:
     if with_fixture:
         test = "def test_{i}(turnkey_org):\n    assert turnkey_org.organization_id\n"
     else:
         test = "def test_{i}():\n    assert True\n"
-    return "\n\n".join(test.format(i=i) for i in range(PYTEST_TESTS))
+    return "\n\n".join(test.format(i=i) for i in range(tests))
 
 
-def pytest_session(directory: str, file: str) -> list[float]:
+def pytest_session(directory: str, file: str, tests: int) -> list[float]:
     """Per-test wall times (µs) of one ``python -m pytest -q`` session over ``file``: the
     time from one test's end to the next one's, without the first test (the session's
     set-up) and the last (its teardown)."""
@@ -315,7 +329,7 @@ def pytest_session(directory: str, file: str) -> list[float]:
     with open(out) as f:
         report = json.load(f)
     stamps = report["stamps"]
-    if done.returncode != 0 or report["failed"] or len(stamps) != PYTEST_TESTS:
+    if done.returncode != 0 or report["failed"] or len(stamps) != tests:
         raise SystemExit(f"toolkit: pytest {file}: {done.stdout[-2000:]}{done.stderr[-2000:]}")
     return [(b - a) * 1e6 for a, b in itertools.pairwise(stamps[1:-1])]
 
@@ -326,17 +340,17 @@ def run_pytest(reps: Reps) -> tuple[list[float], list[float], list[float]]:
         for name, text in (
             ("pytest.ini", "[pytest]\n"),
             ("conftest.py", CONFTEST),
-            ("test_empty.py", _test_file(False)),
-            ("test_turnkey.py", _test_file(True)),
+            ("test_empty.py", _test_file(False, reps.pytest_tests)),
+            ("test_turnkey.py", _test_file(True, reps.pytest_tests)),
         ):
             with open(os.path.join(directory, name), "w") as f:
                 f.write(text)
         empty_before: list[float] = []
         turnkey: list[float] = []
         for _ in range(reps.pytest_rounds):
-            empty_before += pytest_session(directory, "test_empty.py")
-            turnkey += pytest_session(directory, "test_turnkey.py")
-        empty_after = pytest_session(directory, "test_empty.py")
+            empty_before += pytest_session(directory, "test_empty.py", reps.pytest_tests)
+            turnkey += pytest_session(directory, "test_turnkey.py", reps.pytest_tests)
+        empty_after = pytest_session(directory, "test_empty.py", reps.pytest_tests)
     return empty_before, empty_after, turnkey
 
 
@@ -360,7 +374,7 @@ def plain_records(n: int) -> list[dict[str, Any]]:
 
 
 def run_state(reps: Reps) -> tuple[dict[str, list[float]], dict[str, Any]]:
-    emu = populate(BIG, "big")
+    emu = populate(BIG if reps.big else MEDIUM, "big")
     counts = count_records(emu)
     records = plain_records(counts["total"])
     floor_before = measure(lambda: copy.deepcopy(records), reps.floor, warmup=2)
@@ -393,9 +407,11 @@ class ToolkitBench:
         started = time.perf_counter()
         progress("toolkit: per-test checkpoint/rollback (the plugin's _turnkey)")
         self.isolation = run_isolation(self.reps)
-        progress(f"toolkit: pytest sessions of {PYTEST_TESTS} tests (subprocesses)")
+        progress(f"toolkit: pytest sessions of {self.reps.pytest_tests} tests (subprocesses)")
+        self.info["pytest_tests"] = self.reps.pytest_tests
         self.pytest = run_pytest(self.reps)
-        progress("toolkit: snapshot / restore / documents of ~10,000 records")
+        size = "10,000" if self.reps.big else "1,000"
+        progress(f"toolkit: snapshot / restore / documents of ~{size} records")
         self.state, self.info["state"] = run_state(self.reps)
         self.info["elapsed_s"] = round(time.perf_counter() - started, 2)
 
@@ -457,7 +473,7 @@ def print_notes(info: dict[str, Any], results: list[Result]) -> None:
         "building the baseline anew (what isolation costs without the journal)"
     )
     print(
-        "  pytest rows: one test's end to the next one's, -q, 500 tests a session, "
+        f"  pytest rows: one test's end to the next one's, -q, {info['pytest_tests']} tests a session, "
         "the first and last left out"
     )
     print(

@@ -44,7 +44,7 @@ class Reps:
 
 
 FULL = Reps(calls=1500, warmup=100)
-QUICK = Reps(calls=200, warmup=20)
+QUICK = Reps(calls=50, warmup=5)
 
 
 def _control(identifier: str, window: dict, group: str) -> dict:

@@ -40,7 +40,7 @@ from .authproxy.config import AuthProxyConfig
 from .engine_state.ratelimits import PLANS, plan_named
 from .facade.api import Emulator, OrganizationHandle
 from .ground import jsontext
-from .ground.gc_tuning import freeze_survivors, freeze_young
+from .ground.gc_tuning import for_latency, freeze_survivors, freeze_young
 from .http.auth_proxy import PREFIX as AUTH_PROXY_PREFIX
 from .http.control import Control
 from .http.options import MIB, WireOptions
@@ -156,7 +156,8 @@ def _parser() -> argparse.ArgumentParser:
         "--read-timeout",
         type=float,
         default=wire.read_timeout_s,
-        help="seconds a started request may wait for its next bytes (408 beyond)",
+        help="seconds a request head may take from its first byte, and a body between two "
+        "reads (408 beyond)",
     )
     limits.add_argument(
         "--idle-timeout",
@@ -302,6 +303,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
     freeze_survivors()  # the bootstrapped or loaded world: never scanned by the collector again
+    for_latency()  # young collections below the 99th percentile of the requests
     print(
         json.dumps(
             {

@@ -36,7 +36,7 @@ class WireAccess:
 
     @property
     def asgi_app(self) -> Callable[..., Any]:
-        """The ASGI application ``serve`` runs, for an ASGI server of your own."""
+        """The ASGI application over ``serve``'s routes, for an ASGI server of your own."""
         return door(ASGI_APP)(door(SITE)(self._world))
 
     @contextmanager

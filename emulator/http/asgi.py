@@ -1,4 +1,8 @@
-"""The ASGI application ``serve`` runs: the body's size rules, then ``Site``.
+"""The ASGI application (``emu.asgi_app``): the body's size rules, then ``Site``.
+
+``serve`` answers the same ``Site`` from its connection protocol (``protocol.py``), with
+the same body rules (``length_refusal``, ``too_large``), and without this layer; this
+application is for hosting the emulator in an ASGI server of one's own.
 
 The engine is synchronous and serializes on the world lock, so the application
 calls it directly on the event loop: one request at a time, with no thread

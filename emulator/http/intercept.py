@@ -19,6 +19,21 @@ from ..engine_state.world import World
 from .app import answer, status_line
 
 
+def body_bytes(body: object) -> bytes:
+    """A prepared request's body as bytes: ``requests`` leaves a str, bytes, a file or an
+    iterable of pieces (which a socket would send chunked) as it was given."""
+    if body is None:
+        return b""
+    if isinstance(body, str):
+        return body.encode("utf-8")
+    if isinstance(body, bytes | bytearray | memoryview):
+        return bytes(body)
+    read = getattr(body, "read", None)
+    if read is not None:
+        return body_bytes(read())
+    return b"".join(body_bytes(piece) for piece in body)  # type: ignore[attr-defined]
+
+
 class EmulatorAdapter(BaseAdapter):
     """A transport adapter that answers requests from an emulated world."""
 
@@ -27,9 +42,7 @@ class EmulatorAdapter(BaseAdapter):
         self.world = world
 
     def send(self, request: requests.PreparedRequest, **kwargs: object) -> requests.Response:
-        body = request.body or b""
-        if isinstance(body, str):
-            body = body.encode("utf-8")
+        body = body_bytes(request.body)
         headers = {k.lower(): v for k, v in request.headers.items()}
         path = urlsplit(request.url or "").path
         status, own, payload = answer(self.world, request.method or "GET", path, headers, body)

@@ -93,7 +93,7 @@ class ApiServer:
         self.connections = ConnectionCount()
         config = uvicorn.Config(
             self.app,
-            http=protocol_class(self.options, self.connections),
+            http=protocol_class(self.options, self.connections, self.site),
             loop="asyncio",  # uvloop measured: no faster here, and a far worse tail
             lifespan="off",
             log_config=None,

@@ -1,7 +1,9 @@
 """The WSGI application, for users who host the emulator in a WSGI server of their own.
 
 The same routes and rules as ``serve`` (``site.py``), and the same body rules:
-a ``Content-Length`` over the limit is refused before the body is read.
+a ``Content-Length`` over the limit is refused before the body is read; a body without
+one (chunked) is read to its end where the server marks the input as ended
+(``wsgi.input_terminated``), a 413 as it passes the limit.
 """
 
 from __future__ import annotations
@@ -11,10 +13,33 @@ from typing import Any
 
 from ..engine_state.world import World
 from .app import status_line
-from .asgi import length_refusal
+from .asgi import length_refusal, too_large
 from .control import Control
 from .options import WireOptions
 from .site import Site
+
+READ_BLOCK = 64 * 1024
+
+
+def read_body(environ: Mapping[str, Any], headers: Mapping[str, str], limit: int) -> bytes | None:
+    """The body: ``Content-Length`` bytes, or, where the server ends the input itself
+    (``wsgi.input_terminated``: a chunked body it decoded), all of it; ``None`` past ``limit``."""
+    stream = environ["wsgi.input"]
+    declared = headers.get("content-length")
+    if declared is not None:
+        length = int(declared)
+        return stream.read(length) if length > 0 else b""
+    if not environ.get("wsgi.input_terminated"):
+        return b""  # PEP 3333: no length, no reading
+    parts: list[bytes] = []
+    size = 0
+    while size <= limit:
+        piece = stream.read(READ_BLOCK)
+        if not piece:
+            return b"".join(parts)
+        parts.append(piece)
+        size += len(piece)
+    return None
 
 
 class WsgiApp:
@@ -48,10 +73,12 @@ class WsgiApp:
         limit = self.site.options.max_body_bytes
         answer = length_refusal(method, headers, limit, self.site, path)
         if answer is None:
-            length = int(headers.get("content-length") or 0)
-            body = environ["wsgi.input"].read(length) if length > 0 else b""
-            peer = environ.get("REMOTE_ADDR") or None
-            answer = self.site.respond(method, path, headers, body, peer)
+            body = read_body(environ, headers, limit)
+            if body is None:
+                answer = too_large(limit, self.site, path, headers)
+            else:
+                peer = environ.get("REMOTE_ADDR") or None
+                answer = self.site.respond(method, path, headers, body, peer)
         status, answer_headers, payload = answer
         end_to_end = [(k, v) for k, v in answer_headers if k.lower() != "connection"]
         start_response(status_line(status), [*end_to_end, ("Content-Length", str(len(payload)))])

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ..engine_state.store import Store
 from ..engine_state.vault import WalletSecret
 from ..engine_state.world import World
-from ..ground.gc_tuning import paused
+from ..ground.gc_tuning import paused, settled
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class Snapshot:
     @property
     def store(self) -> Store:
         """A fresh copy of the saved store."""
-        with paused():
+        with settled():  # the records are state: not scanned young (gc_tuning.py)
             store: Store = pickle.loads(self.pickled)
         store.vault.wallets = dict(self.wallet_secrets)
         return store
