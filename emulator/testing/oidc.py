@@ -1,5 +1,5 @@
 """``emulator.testing.oidc``, the public path of ``emulator.facade.oidc`` (users import it; docs/design.md)."""
 
-from ..facade.oidc import DEFAULT_ISSUER, EmulatorOidc, OidcProvider, nonce_for
+from ..facade.oidc import DEFAULT_EXPIRES_IN, DEFAULT_ISSUER, EmulatorOidc, OidcProvider, nonce_for
 
-__all__ = ["DEFAULT_ISSUER", "EmulatorOidc", "OidcProvider", "nonce_for"]
+__all__ = ["DEFAULT_EXPIRES_IN", "DEFAULT_ISSUER", "EmulatorOidc", "OidcProvider", "nonce_for"]
