@@ -8,7 +8,7 @@ rows (``wallets.py``) by a raw derivation of the same accounts, the policy rows
 evaluated for, the bundle rows (``auth_bundles.py``) by one raw HPKE seal, the import rows
 (``imports.py``) by ``python -c pass``. Ratios compare
 across machines better than microseconds do. ``memory.py`` counts the heap
-held per private key. ``toolkit.py`` measures the test-double toolkit
+held per private key and per signature activity. ``toolkit.py`` measures the test-double toolkit
 (per-test checkpoint/rollback, pytest sessions, snapshots and documents),
 each against a floor of its own; ``durability.py`` (run on its own) the state file
 of ``serve --state`` and the costs as the state grows. Importing the official SDK takes seconds of its own; it
@@ -235,6 +235,7 @@ def run(quick: bool, progress: Callable[[str], None]) -> dict[str, Any]:
     bundle_results = auth_bundles.run(quick, progress)
     memory_started = time.perf_counter()
     memory_report = memory.run(quick, progress)
+    memory_report["signatures"] = memory.run_signatures(quick, progress)
     memory_s = time.perf_counter() - memory_started
     toolkit_bench = toolkit.ToolkitBench(quick)
     toolkit_bench.run(progress)
@@ -355,6 +356,7 @@ def print_table(report: dict[str, Any]) -> None:
     print()
     toolkit.print_notes(report["toolkit"], results)
     memory.print_memory(report["memory"])
+    memory.print_signatures(report["memory"]["signatures"])
     print(report["note"])
 
 

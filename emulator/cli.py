@@ -83,6 +83,14 @@ def _parser() -> argparse.ArgumentParser:
         " last whole document add up to four times its size)",
     )
     serve.add_argument(
+        "--activities-in-memory",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="with --state: keep the newest N activities in memory, read older ones back from"
+        " the file when asked for (default 10000; 0 keeps them all)",
+    )
+    serve.add_argument(
         "--timestamp-window",
         type=float,
         default=3600.0,
@@ -240,6 +248,9 @@ def _start(args: argparse.Namespace) -> tuple[Emulator, OrganizationHandle, Jour
     ``--state``, the journal that writes every commit to the file, attached."""
     chain_rpc_urls(getattr(args, "chain_rpc", None))  # refuse a bad option before anything
     window = args.timestamp_window or None
+    in_memory = getattr(args, "activities_in_memory", 10_000) or None
+    if in_memory is not None and in_memory < 0:
+        raise ValueError("--activities-in-memory is 0 (keep them all) or more")
     if args.state and not is_new(args.state):  # a -wal without its file is refused there
 
         def load(document: dict) -> Emulator:  # on a private copy: a refusal changes nothing
@@ -254,12 +265,14 @@ def _start(args: argparse.Namespace) -> tuple[Emulator, OrganizationHandle, Jour
             emulator = state.loaded
             org = emulator.organization()
             _configure_chains(emulator, args)
+            emulator.settings.activities_in_memory = in_memory
         except BaseException:
             state.close()
             raise
         return emulator, org, _journal(emulator, state, args)
     emulator = Emulator(seed=args.seed, timestamp_window_s=window)
     _configure_chains(emulator, args)
+    emulator.settings.activities_in_memory = in_memory
     org = emulator.create_organization(
         args.organization_name,
         api_public_key=args.api_public_key,

@@ -175,6 +175,8 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
         raise ValidationFailed(errors)
     request_fingerprint = request.fingerprint or fingerprint(request.raw)
     existing = world.store.activities_by_fingerprint.get(request_fingerprint)
+    if existing is None and world.archive is not None:  # serve --state: left memory?
+        existing = world.archive.by_fingerprint(world.store, request_fingerprint)
     if existing is not None and existing.organization_id == org.organization_id:
         return _resubmitted(world, org, caller, existing, request.raw)
     timestamp_ms = check_timestamp(world, body.get("timestampMs"))
@@ -245,7 +247,9 @@ def _submit(world: World, org: Organization, caller: Caller, request: Request) -
         return activity
 
     activity = _in_transaction(world, run)
-    return {"activity": render.activity(activity, org, caller.user.user_id)}
+    answer = {"activity": render.activity(activity, org, caller.user.user_id)}
+    world.young.note(activity, version)  # compacted once settled and older (compact.py)
+    return answer
 
 
 def _resubmitted(
@@ -320,7 +324,9 @@ def _faulted(
         return activity
 
     activity = _in_transaction(world, run)
-    return {"activity": render.activity(activity, org, caller.user.user_id)}
+    answer = {"activity": render.activity(activity, org, caller.user.user_id)}
+    world.young.note(activity, version)  # compacted once settled and older (compact.py)
+    return answer
 
 
 def _query(world: World, org: Organization, caller: Caller, request: Request) -> Json:

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..ground import jsontext
 from ..ground.jsontext import MAX_DEPTH
+from ..ground.numbers import quantity
 from .hashing import keccak256
 
 DOMAIN_TYPE = "EIP712Domain"
@@ -277,7 +278,8 @@ def _integer(value: Any, where: str) -> int:
     if isinstance(value, float) and value.is_integer() and abs(value) <= 2**53:
         return int(value)
     if isinstance(value, str) and (_DECIMAL.fullmatch(value) or _HEX_NUMBER.fullmatch(value)):
-        if len(value) > 100:  # longer than any 256-bit number needs; int() caps digits
+        number = quantity(value, signed=True)
+        if number is None:  # longer than any 256-bit number needs; int() caps digits
             raise TypedDataError(f"{where} is out of range")
-        return int(value, 16 if value[:2] in ("0x", "0X") else 10)
+        return number
     raise TypedDataError(f"{where} must be an integer, a decimal string or a 0x hex string")

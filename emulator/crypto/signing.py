@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import Prehashed, decode_ds
 from nacl.signing import SigningKey
 
 from ..ground import jsontext
+from ..ground.numbers import quantity
 from . import rlp
 from .curves import ED25519, P256, P256_ORDER, SECP256K1, SECP256K1_ORDER
 from .eip712 import TypedDataError, parse_typed_data, typed_data_digest
@@ -47,7 +48,6 @@ _STRUCTURED = (EIP712, EIP7702_AUTHORIZATION)
 
 
 _ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}")
-_UINT_TEXT = re.compile(r"[0-9]+|0[xX][0-9a-fA-F]+")
 
 
 class SigningError(ValueError):
@@ -291,11 +291,7 @@ def _authorization_digest(payload: str) -> bytes:
 
 def _authorization_int(document: dict, key: str, bits: int) -> int:
     value = document.get(key)
-    number = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    elif isinstance(value, str) and _UINT_TEXT.fullmatch(value) and len(value) <= 100:
-        number = int(value, 16 if value[:2] in ("0x", "0X") else 10)
+    number = quantity(value)
     if number is None or not 0 <= number < 1 << bits:
         raise SigningError(f"{INVALID_ENCODING}: authorization {key} must be a uint{bits}")
     return number

@@ -20,6 +20,7 @@ from ..engine_state.world import World
 from ..ground import render
 from ..ground.clock import NANOS_PER_MILLI
 from ..ground.models import Activity, Organization, Wallet
+from ..services import activity_lookup
 from .observations import clock, webhook_state, webhooks_of
 from .params import ViewError, page, text
 
@@ -66,10 +67,10 @@ def overview(emulator: Emulator) -> Json:
     store = world.store
     roots = [org for org in store.organizations.values() if org.parent_id is None]
     return {
-        "organizations": [_node(store.organizations, org) for org in roots[:MAX_CHILDREN]],
+        "organizations": [_node(world, org) for org in roots[:MAX_CHILDREN]],
         "moreOrganizations": max(0, len(roots) - MAX_CHILDREN),
         "organizationCount": len(store.organizations),
-        "activityCount": len(store.activities_by_id),
+        "activityCount": activity_lookup.count(world, store.organizations.values()),
         "clock": clock(world),
         "faultCount": len(world.faults),
         "callCount": world.calls.total,
@@ -78,7 +79,8 @@ def overview(emulator: Emulator) -> Json:
     }
 
 
-def _node(organizations: Mapping[str, Organization], org: Organization) -> Json:
+def _node(world: World, org: Organization) -> Json:
+    organizations = world.store.organizations
     children = [organizations[i] for i in org.sub_organization_ids if i in organizations]
     return {
         "organizationId": org.organization_id,
@@ -87,8 +89,8 @@ def _node(organizations: Mapping[str, Organization], org: Organization) -> Json:
         "wallets": len(org.wallets),
         "privateKeys": len(org.private_keys),
         "policies": len(org.policies),
-        "activities": len(org.activities),
-        "children": [_node(organizations, child) for child in children[:MAX_CHILDREN]],
+        "activities": activity_lookup.count(world, org),
+        "children": [_node(world, child) for child in children[:MAX_CHILDREN]],
         "moreChildren": max(0, len(children) - MAX_CHILDREN),
     }
 
@@ -119,7 +121,7 @@ def organization(emulator: Emulator, params: Json) -> Json:
         "privateKeyTags": [render.tag(tag) for tag in org.private_key_tags.values()],
         "invitations": [render.invitation(i) for i in org.invitations.values()],
         "subOrganizationCount": len(org.sub_organization_ids),
-        "activityCount": len(org.activities),
+        "activityCount": activity_lookup.count(emulator.world, org),
     }
 
 
@@ -145,27 +147,30 @@ def _organization(world: World, organization_id: str) -> Organization:
 def activities(emulator: Emulator, params: Json) -> Json:
     """A page of activities, newest first: of every organization, or of one
     (``organizationId``), optionally of one ``status``."""
-    store = emulator.world.store
+    world = emulator.world
+    store = world.store
     offset, limit = page(params)
     org_id = params.get("organizationId")
     status = params.get("status")
-    if org_id is not None:
-        source: dict[str, Activity] = _organization(
-            emulator.world, text(params, "organizationId")
-        ).activities
+    org = _organization(world, text(params, "organizationId")) if org_id is not None else None
+    if world.archive is not None:  # serve --state: some may be in the state file
+        newest: Iterable[Any] = activity_lookup.newest_first(world, org)
     else:
-        source = store.activities_by_id
+        source = store.activities_by_id if org is None else org.activities
+        newest = reversed(source.values())
     if status is not None:
         text(params, "status")
-        matching: Iterable[Activity] = (a for a in reversed(source.values()) if a.status == status)
+        matching: Iterable[Any] = (a for a in newest if a.status == status)
         total = None  # counting them would walk every activity: the page says if more follow
     else:
-        matching = reversed(source.values())
-        total = len(source)
+        matching = newest
+        total = activity_lookup.count(world, store.organizations.values() if org is None else org)
     rows = list(islice(matching, offset, offset + limit + 1))
     organizations = store.organizations
     return {
-        "activities": [_activity_row(a, organizations) for a in rows[:limit]],
+        "activities": [
+            _activity_row(activity_lookup.loaded(world, a), organizations) for a in rows[:limit]
+        ],
         "offset": offset,
         "limit": limit,
         "total": total,
@@ -196,7 +201,7 @@ def activity(emulator: Emulator, params: Json) -> Json:
     have not voted and whose API key the emulator holds)."""
     store = emulator.world.store
     activity_id = text(params, "activityId")
-    found = store.activities_by_id.get(activity_id)
+    found = activity_lookup.by_id(emulator.world, activity_id)
     org = store.organizations.get(found.organization_id) if found is not None else None
     if found is None or org is None:
         raise ViewError(404, f"no activity {activity_id}")

@@ -15,6 +15,7 @@ from ..crypto.stamps import sign_stamp
 from ..ground import jsontext
 from ..http.app import handle
 from ..ops.registry import SUBMIT_PREFIX
+from ..services import activity_lookup
 from .params import ViewError, text
 from .views import held_key_of
 
@@ -39,7 +40,7 @@ def vote(emulator: Emulator, params: Json) -> Json:
     world = emulator.world
     with world.lock:
         store = world.store
-        target = store.activities_by_id.get(activity_id)
+        target = activity_lookup.by_id(world, activity_id)
         org = store.organizations.get(target.organization_id) if target is not None else None
         if target is None or org is None:
             raise ViewError(404, f"no activity {activity_id}")

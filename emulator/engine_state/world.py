@@ -10,6 +10,7 @@ from typing import Any
 from ..crypto.addresses import AddressOptions
 from ..crypto.enclave import EnclaveKeys
 from ..ground.clock import Clock
+from ..ground.compact import Young
 from ..ground.ids import IdSource
 from ..ground.models import Unsaved
 from ..ground.transaction import Transaction
@@ -99,6 +100,9 @@ class Settings:
     # exact value is not public) and lifetime in seconds ("short-lived"; not documented).
     oauth2_issuer: str = "https://api.turnkey.com"
     oauth2_token_lifetime_s: int = 600
+    # With ``serve --state``: the activities kept in memory; older ones are read back from
+    # the state file when asked for (``state/archive.py``; None keeps them all).
+    activities_in_memory: int | None = 10_000
     # The documented API rate limits of this plan (``ratelimits.py``, docs/rate-limits.md):
     # "free", "pay-as-you-go", "pro" or "enterprise"; ``None`` (the default) counts nothing.
     rate_limits: str | None = None
@@ -161,6 +165,11 @@ class World:
     # The source address in-process calls are judged to come from by IP allowlists
     # (``emu.backdoor.set_client_ip``); None: unknown, as a request with no address.
     client_ip: str | None = None
+    # The state file's archive of the activities that left memory (``state/archive.py``):
+    # set by the durable journal, None in memory only.
+    archive: Any = None
+    # The activities recorded last, compacted once settled and older (``compact.py``).
+    young: Young = field(default_factory=Young)
     # Called with what each transaction touched as it commits, under the lock and before the
     # commit is final (the durable journal of ``serve --state``, ``state/journal.py``).
     commit_hook: Callable[[list], None] | None = None

@@ -222,7 +222,9 @@ class Emulator(OperationMethods, Seams, Documents, WireAccess):
     def restore(self, saved: Snapshot) -> None:
         from ..state import snapshot
 
-        self._set_facade_state(snapshot.put_back(self._world, saved))
+        with self._world.lock:
+            self._set_facade_state(snapshot.put_back(self._world, saved))
+            snapshot.rewind_archive(self._world, saved)
 
     def reset(self) -> None:
         """Back to the state of a new emulator: no organizations, ids from the start, the
@@ -238,6 +240,8 @@ class Emulator(OperationMethods, Seams, Documents, WireAccess):
             self._world.outbox.clear()
             self._world.webhooks.clear()
             self._world.chains = None  # the embedded chains start afresh on their next use
+            if self._world.archive is not None:  # serve --state: no archived activities
+                self._world.archive.rewind(None)
             self._world.rate_limits = None  # full rate-limit buckets (``ratelimits.py``)
 
     def organization(self, organization_id: str | None = None) -> OrganizationHandle:
@@ -376,12 +380,14 @@ class Emulator(OperationMethods, Seams, Documents, WireAccess):
             window_s = min(window_s, world.settings.timestamp_future_s)  # how far ahead
         if window_s is not None and stamp - now_ms > window_s * 1000:
             stamp = now_ms
-        seen = world.store.activities_by_fingerprint
+        seen, archive = world.store.activities_by_fingerprint, world.archive
         while True:
             body["timestampMs"] = str(stamp)
             raw = jsontext.dumps(body).encode()
             made = fingerprint(raw)
-            if made not in seen:
+            if made not in seen and (
+                archive is None or archive.by_fingerprint(world.store, made) is None
+            ):
                 self._last_timestamp_ms = stamp
                 return raw, made
             stamp += 1

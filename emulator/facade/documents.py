@@ -43,14 +43,19 @@ class Documents:
 
         return cls.from_document(document.read(path), **emulator_kwargs)
 
-    def to_document(self) -> Json:
+    def to_document(self, *, archived: bool = True) -> Json:
         """The whole state as a versioned, JSON-ready document: organizations and everything
         in them, the vault, ids, clock, settings and the root API keys. It CONTAINS SECRETS
-        (mnemonics, private keys, API private keys); see ``emulator/state/document.py``."""
+        (mnemonics, private keys, API private keys); see ``emulator/state/document.py``.
+        ``archived=False`` leaves out the activities archived in the state file of
+        ``serve --state`` (``state/archive.py``), as its journal's compactions do."""
         from ..state import document
 
         with self._world.lock:
-            return document.dump(self._world, self._saved_facade())
+            doc = document.dump(self._world, self._saved_facade())
+            if archived and self._world.archive is not None:
+                self._world.archive.merge_into(doc)
+            return doc
 
     def facade_document(self) -> Json:
         """The facade's part of ``to_document`` (root API keys, seed, first organization):

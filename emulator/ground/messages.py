@@ -723,3 +723,7 @@ def invalid_limit(limit: int) -> str:
 
 def invalid_evm_address(name: str, value: str) -> str:
     return f"invalid {name}: {value!r} is not an EVM address (0x and 40 hex digits)"
+
+
+def invalid_solana_address(name: str, value: str) -> str:
+    return f"invalid {name}: {value!r} is not a Solana address (32 bytes in base58)"

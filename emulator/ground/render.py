@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .clock import NANOS_PER_SECOND
+from .compact import intent_of, result_of, seed_intent_of, timestamp_ms_of
 from .models import (
     Activity,
     ApiKey,
@@ -41,6 +42,12 @@ COMPLETED = "ACTIVITY_STATUS_COMPLETED"
 _SECONDS_TEXT: dict[int, str] = {}
 _NANOS_TEXT: dict[int, str] = {}
 _TIMESTAMP_TEXT_MAX = 4096
+
+
+def forget_timestamps() -> None:
+    """Empty the timestamp text cache (memory counts that should not see it fill)."""
+    _SECONDS_TEXT.clear()
+    _NANOS_TEXT.clear()
 
 
 def timestamp(ns: int) -> Json:
@@ -296,13 +303,14 @@ def activity(a: Activity, org: Organization, viewer_id: str | None) -> Json:
     ``timestampMs``, and a version whose seed intent name differs from the
     real one carries both intents. The SDKs ignore keys they do not know.
     """
-    intent = {**a.intent, **a.seed_intent} if a.seed_intent else dict(a.intent)
-    result = dict(a.result)
-    if a.status == COMPLETED and a.result:
+    a_intent, a_seed, a_result = intent_of(a), seed_intent_of(a), result_of(a)
+    intent = {**a_intent, **a_seed} if a_seed else dict(a_intent)
+    result = dict(a_result)
+    if a.status == COMPLETED and a_result:
         result["activity"] = {
             "type": a.activity_type,
-            "intent": dict(a.seed_intent or a.intent),
-            "result": dict(a.result),
+            "intent": dict(a_seed or a_intent),
+            "result": dict(a_result),
         }
     voted = False
     for v in a.votes:
@@ -333,7 +341,7 @@ def activity(a: Activity, org: Organization, viewer_id: str | None) -> Json:
         "canReject": may_vote,
         "createdAt": timestamp(a.created_at),
         "updatedAt": timestamp(a.updated_at),
-        "timestampMs": a.timestamp_ms,
+        "timestampMs": timestamp_ms_of(a),
     }
     if a.failure is not None:  # optional in the official schema: absent unless it failed
         rendered["failure"] = a.failure

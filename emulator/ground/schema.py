@@ -14,14 +14,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .ids import is_uuid
+from .numbers import integer, is_decimal
 
 MISSING = object()
 
 LABEL_MAX_LENGTH = 256
 _HEX = re.compile(r"^[0-9a-fA-F]*$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-_E164 = re.compile(r"^\+[1-9]\d{1,14}$")
-_UINT = re.compile(r"^\d+$")
+_E164 = re.compile(r"^\+[1-9][0-9]{1,14}$", re.ASCII)
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ _FORMATS = {
     "hex": lambda v: _HEX.match(v) is not None,
     "email": lambda v: _EMAIL.match(v) is not None,
     "e164": lambda v: _E164.match(v) is not None,
-    "uint": lambda v: _UINT.match(v) is not None,
+    "uint": is_decimal,
 }
 _FORMAT_NAMES = {
     "uuid": "UUID",
@@ -127,25 +128,20 @@ class Boolean(Spec):
 
 @dataclass(frozen=True)
 class Integer(Spec):
-    """A proto integer: a JSON number or a decimal string, as proto JSON allows."""
+    """A proto integer: a JSON number or a decimal string, as proto JSON allows (ASCII
+    digits only, ``numbers.integer``), within 64 bits unless bounded tighter."""
 
     minimum: int | None = None
     maximum: int | None = None
     type_name = "integer"
 
     def check(self, value, path, errors):
-        if isinstance(value, bool):
-            number = None
-        elif isinstance(value, int):
-            number = value
-        elif (isinstance(value, float) and value.is_integer()) or (
-            isinstance(value, str) and re.fullmatch(r"-?\d+", value)
-        ):
-            number = int(value)
-        else:
-            number = None
+        number = integer(value, signed=True, floats=True)
         if number is None:
             errors.add(path, "must be an integer")
+            return MISSING
+        if not _INT64_MIN <= number <= _INT64_MAX:
+            errors.add(path, "must be a 64-bit integer")
             return MISSING
         if self.minimum is not None and number < self.minimum:
             errors.add(path, f"must be at least {self.minimum}")

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from ..ground.errors import INVALID_ARGUMENT, RESOURCE_EXHAUSTED
+from ..ground.numbers import integer
 from .site import Answer, Site, error_answer
 
 Scope = dict[str, Any]
@@ -51,14 +52,15 @@ def length_refusal(
                 headers=[*site.cors_headers(path, headers), CLOSE],
             )
         return None
-    if not declared.strip().isdigit():
+    length = integer(declared.strip())  # ASCII digits: not "²", not 5,000 of them
+    if length is None:
         return error_answer(
             400,
             INVALID_ARGUMENT,
             f"invalid Content-Length: {declared[:40]!r}",
             headers=[*site.cors_headers(path, headers), CLOSE],
         )
-    if int(declared) > limit:
+    if length > limit:
         return too_large(limit, site, path, headers)
     return None
 

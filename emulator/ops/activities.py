@@ -6,13 +6,14 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from ..engine_state.world import World
 from ..ground import messages, render
 from ..ground.enums import ACTIVITY_STATUSES, ACTIVITY_TYPES
 from ..ground.errors import InvalidArgument, NotFound
 from ..ground.ids import uuid7_from
 from ..ground.models import Activity, Organization
 from ..ground.schema import Array, Enum, String, obj, opt, uuid
-from ..services import consensus, mfa
+from ..services import activity_lookup, consensus, mfa
 from ..services.activities import new_vote
 from ..services.context import Context
 from ..services.pagination import PAGINATION, paginate
@@ -25,12 +26,17 @@ Params = dict[str, Any]
     "get_activity", summary="Get activity", body=obj(activityId=uuid()), result_keys=("activity",)
 )
 def get_activity(ctx: Context, body: Params) -> Params:
-    found = find_activity(ctx.org, body["activityId"])
+    found = find_activity(ctx.org, body["activityId"], ctx.world)
     return {"activity": render.activity(found, ctx.org, ctx.caller.user.user_id)}
 
 
-def find_activity(org: Organization, activity_id: str) -> Activity:
-    found = org.activities.get(activity_id)
+def find_activity(org: Organization, activity_id: str, world: World | None = None) -> Activity:
+    """The organization's activity (with ``world``: archived ones too, ``state/archive.py``)."""
+    found = (
+        org.activities.get(activity_id)
+        if world is None
+        else activity_lookup.find(world, org, activity_id)
+    )
     if found is None:
         raise NotFound(messages.activity_not_found(activity_id, org.organization_id))
     return found
@@ -52,12 +58,16 @@ def list_activities(ctx: Context, body: Params) -> Params:
     types = set(body.get("filterByType") or ())
     newest_first = [
         a
-        for a in reversed(ctx.org.activities.values())
+        for a in activity_lookup.newest_first(ctx.world, ctx.org)
         if (not statuses or a.status in statuses) and (not types or a.activity_type in types)
     ]
     page = paginate(newest_first, body.get("paginationOptions"), lambda a: a.activity_id)
     viewer = ctx.caller.user.user_id
-    return {"activities": [render.activity(a, ctx.org, viewer) for a in page]}
+    return {
+        "activities": [
+            render.activity(activity_lookup.loaded(ctx.world, a), ctx.org, viewer) for a in page
+        ]
+    }
 
 
 @query(
@@ -69,7 +79,7 @@ def list_activities(ctx: Context, body: Params) -> Params:
 def get_policy_evaluations(ctx: Context, body: Params) -> Params:
     """One evaluation per vote: how each policy took part when that vote was judged
     (policies whose condition did not hold took no part and are not listed)."""
-    found = find_activity(ctx.org, body["activityId"])
+    found = find_activity(ctx.org, body["activityId"], ctx.world)
     return {
         "policyEvaluations": [
             {
@@ -137,7 +147,7 @@ def _vote(ctx: Context, selection: str, target_fingerprint: str) -> Params:
     the other one is refused, and so is a vote on an activity that awaits none. From a user
     who owes MFA on the activity, an approval presents the method its stamp proves; while
     the proposer owes it, nobody else may vote."""
-    target = ctx.store.activities_by_fingerprint.get(target_fingerprint)
+    target = activity_lookup.by_fingerprint(ctx.world, target_fingerprint)
     if target is None or target.organization_id != ctx.org.organization_id:
         raise NotFound(messages.ACTIVITY_FINGERPRINT_NOT_FOUND)
     user_id = ctx.caller.user.user_id

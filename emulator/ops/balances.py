@@ -20,6 +20,7 @@ from ..chains.network import chains_of
 from ..crypto.addresses.chains import eip55
 from ..ground import messages
 from ..ground.errors import InvalidArgument
+from ..ground.numbers import integer
 from ..ground.schema import Enum, String, obj, opt
 from ..services import broadcast
 from ..services.context import Context
@@ -67,8 +68,8 @@ def _usd(ctx: Context, network: catalog.Network, amount: int) -> str:
     result_keys=("balances",),
 )
 def get_wallet_address_balances(ctx: Context, body: Params) -> Params:
+    network, _ = broadcast.network_address(body["caip2"], body["address"])
     _wallet_address(ctx, body["address"])
-    network = catalog.network(body["caip2"])
     try:
         amount = chains_of(ctx.world).balance(network.caip2, body["address"])
     except ChainUnavailable as exc:
@@ -116,8 +117,8 @@ def _page(items: list[tuple[str, Params]], options: Params | None) -> Params:
     """Cursor pagination over (cursor, item), most recent first."""
     options = options or {}
     limit_text = options.get("limit")
-    limit = int(limit_text) if limit_text else DEFAULT_LIMIT
-    if not 1 <= limit <= MAX_LIMIT:
+    limit = integer(limit_text) if limit_text else DEFAULT_LIMIT
+    if limit is None or not 1 <= limit <= MAX_LIMIT:
         raise InvalidArgument(messages.invalid_limit(MAX_LIMIT))
     cursors = [c for c, _ in items]
     start, stop = 0, len(items)
@@ -149,9 +150,9 @@ def _history(ctx: Context, caip2: str) -> list[tuple[str, Any, Any]]:
     result_keys=("transactions", "pageInfo"),
 )
 def list_eth_transaction_history(ctx: Context, body: Params) -> Params:
-    _wallet_address(ctx, body["address"])
-    address = body["address"].lower()
-    network = catalog.network(body["caip2"])
+    network, address = broadcast.network_address(body["caip2"], body["address"])
+    _wallet_address(ctx, address)
+    address = address.lower()
     items: list[tuple[str, Params]] = []
     try:
         node = chains_of(ctx.world).evm(network.caip2)
@@ -243,9 +244,8 @@ def _eth_item(network: catalog.Network, receipt: Any, sent: Any, transfers: list
     result_keys=("transactions", "pageInfo"),
 )
 def list_sol_transaction_history(ctx: Context, body: Params) -> Params:
-    _wallet_address(ctx, body["address"])
-    address = body["address"]
-    network = catalog.network(body["caip2"])
+    network, address = broadcast.network_address(body["caip2"], body["address"])
+    _wallet_address(ctx, address)
     items: list[tuple[str, Params]] = []
     for signature, sent, outcome in _history(ctx, network.caip2):
         if outcome is None:

@@ -194,7 +194,7 @@ def get_send_transaction_status(ctx: Context, body: Params) -> Params:
     result_keys=("nonce", "gasStationNonce"),
 )
 def get_nonces(ctx: Context, body: Params) -> Params:
-    broadcast.evm_address(body["address"], "address")
+    broadcast.network_address(body["caip2"], body["address"])
     out: Params = {}
     try:
         chains = chains_of(ctx.world)

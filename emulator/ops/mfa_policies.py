@@ -167,7 +167,7 @@ def get_mfa_policy(ctx: Context, body: Params) -> Params:
 )
 def get_mfa_status(ctx: Context, body: Params) -> Params:
     """One status per voter an MFA policy held on the activity (or only ``userId``'s)."""
-    found = find_activity(ctx.org, body["activityId"])
+    found = find_activity(ctx.org, body["activityId"], ctx.world)
     wanted = body.get("userId")
     return {
         "mfaStatuses": [

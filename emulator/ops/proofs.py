@@ -13,7 +13,7 @@ from typing import Any
 from ..ground import messages
 from ..ground.errors import NotFound
 from ..ground.schema import String, obj, uuid
-from ..services import enclave_apps
+from ..services import activity_lookup, enclave_apps
 from ..services.context import Context
 from .registry import query
 
@@ -28,7 +28,7 @@ Params = dict[str, Any]
     sdk_method="get_app_proofs",
 )
 def list_app_proofs(ctx: Context, body: Params) -> Params:
-    activity = ctx.org.activities.get(body["activityId"])
+    activity = activity_lookup.find(ctx.world, ctx.org, body["activityId"])
     if activity is None:
         raise NotFound(messages.activity_not_found(body["activityId"], ctx.org.organization_id))
     return {"appProofs": [dict(p) for p in activity.app_proofs]}

@@ -60,7 +60,7 @@ AGGREGATION = obj(
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _RESERVED = frozenset({"true", "false", "in"})
 # "Non-negative base-10 decimal string with at most 38 total digits and 18 fractional digits."
-_THRESHOLD = re.compile(r"(\d+)(?:\.(\d+))?")
+_THRESHOLD = re.compile(r"([0-9]+)(?:\.([0-9]+))?", re.ASCII)
 _ACTIVITY_TYPE = re.compile(r"ACTIVITY_TYPE_[A-Z0-9_]+")
 
 

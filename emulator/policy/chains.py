@@ -39,12 +39,11 @@ from ..crypto.signing import INVALID_ENCODING, SigningError
 from ..crypto.transactions.ethereum import parse_ethereum_transaction
 from ..crypto.transactions.solana import SolanaMessage, parse_solana_transaction
 from ..ground import jsontext
+from ..ground.numbers import quantity
 
 # ------------------------------------------------------------------------------------ Ethereum
 
 _ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}")
-_UINT_TEXT = re.compile(r"[0-9]+|0[xX][0-9a-fA-F]+")
-_INT_TEXT = re.compile(r"-?[0-9]+|0[xX][0-9a-fA-F]+")
 
 
 class EvmHex(str):
@@ -208,8 +207,9 @@ def _integer(value: Any) -> Any:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and len(value) <= 100 and _INT_TEXT.fullmatch(value):
-        return int(value, 16) if value[:2] in ("0x", "0X") else int(value)
+    if isinstance(value, str):
+        number = quantity(value, signed=True)
+        return value if number is None else number
     return value
 
 
@@ -254,11 +254,7 @@ def eip7702_view(authorization: Mapping[str, Any] | str) -> dict[str, Any]:
 
 def _authorization_uint(authorization: Mapping[str, Any], key: str, bits: int) -> int:
     value = authorization.get(key)
-    number = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    elif isinstance(value, str) and len(value) <= 100 and _UINT_TEXT.fullmatch(value):
-        number = int(value, 16) if value[:2] in ("0x", "0X") else int(value)
+    number = quantity(value)
     if number is None or not 0 <= number < 1 << bits:
         raise _invalid(f"authorization {key} must be a uint{bits}")
     return number

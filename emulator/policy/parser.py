@@ -24,6 +24,7 @@ stray token after a whole expression is an ``Unrecognized token`` too.
 
 from __future__ import annotations
 
+from emulator.ground.numbers import integer
 from emulator.policy.errors import PolicySyntaxError
 from emulator.policy.lexer import Lexer, Token
 from emulator.policy.nodes import (
@@ -191,8 +192,8 @@ class _Parser:
         token = self._token
         kind = token.kind
         if kind == "int":
-            value = int(token.text)
-            if value > MAX_UINT256:
+            value = integer(token.text)  # None past 100 digits: too large as well
+            if value is None or value > MAX_UINT256:
                 start = _byte_offset(self._text, token.start)
                 raise PolicySyntaxError("number too large to fit in target type", start)
             self._advance()

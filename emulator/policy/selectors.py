@@ -26,7 +26,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-_INTEGER = re.compile(r"-?\d+")
+from ..ground.numbers import is_decimal
+
 _PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _COMPARISONS = {
     "OPERATOR_MORE_THAN": ">",
@@ -51,7 +52,7 @@ class SelectorError(ValueError):
 
 
 def literal(value: str) -> str:
-    if _INTEGER.fullmatch(value):
+    if is_decimal(value, signed=True):
         return value
     if "'" in value:
         raise SelectorError(f"a selector target cannot hold a single quote: {value!r}")

@@ -11,12 +11,14 @@ CONSENSUS_NEEDED or PENDING instead.
 from __future__ import annotations
 
 import hashlib
+import sys
 from typing import Any
 
 from ..engine_state.world import World
 from ..ground import messages
 from ..ground.errors import InvalidArgument, ValidationFailed
 from ..ground.models import Activity, MfaProgress, Organization, PolicyOutcome, Vote
+from ..ground.numbers import integer
 from ..ground.schema import Violations
 from .auth import Caller
 
@@ -30,8 +32,8 @@ def fingerprint(body: bytes) -> str:
 
 def check_timestamp(world: World, raw: object) -> str:
     """``timestampMs`` as a string, after checking it is recent on the emulator's clock."""
-    text = str(raw) if isinstance(raw, int) and not isinstance(raw, bool) else raw
-    if not isinstance(text, str) or not text.isdigit():
+    milliseconds = integer(raw)  # ASCII digits only: not "١٢٣", "²" or " 1"
+    if milliseconds is None:
         errors = Violations()
         errors.add("timestampMs", "must be a string of milliseconds since the epoch")
         raise ValidationFailed(errors)
@@ -39,13 +41,13 @@ def check_timestamp(world: World, raw: object) -> str:
     if window is not None:
         now_ms = world.clock.now_ms()
         future = min(window, world.settings.timestamp_future_s)
-        drift_ms = int(text) - now_ms
+        drift_ms = milliseconds - now_ms
         if drift_ms <= -window * 1000 or drift_ms > future * 1000:  # "less than an hour old"
             raise InvalidArgument(
-                messages.timestamp_outside_window(int(text), now_ms, window, future),
+                messages.timestamp_outside_window(milliseconds, now_ms, window, future),
                 turnkey_error_code="INVALID_TIME",
             )
-    return text
+    return raw if isinstance(raw, str) else str(milliseconds)
 
 
 def new_vote(
@@ -59,9 +61,10 @@ def new_vote(
         activity_id=activity_id,
         selection=selection,
         message=body.decode("utf-8"),
-        public_key=stamp.public_key,
+        # One string per key and scheme, not one per request (parsed from each X-Stamp).
+        public_key=sys.intern(stamp.public_key),
         signature=stamp.signature,
-        scheme=stamp.scheme,
+        scheme=sys.intern(stamp.scheme),
         created_at=now_ns,
         voter=caller.user,
     )

@@ -25,6 +25,7 @@ import json
 from typing import Any
 
 from ..engine_state.world import World
+from ..ground.compact import result_of
 from ..ground.models import Activity, Organization, Vote
 from . import enclave_apps
 
@@ -120,7 +121,8 @@ def _approvals(votes: list[Vote]) -> str:
 
 
 def _derived_addresses(activity: Activity, params: Json) -> list[tuple[str, str, str]]:
-    result = next(iter(activity.result.values()), None) if activity.result else None
+    done = result_of(activity)
+    result = next(iter(done.values()), None) if done else None
     if not isinstance(result, dict) or "addresses" not in result:
         return []
     wallet_id = result.get("walletId") or params.get("walletId")

@@ -25,6 +25,7 @@ from ..chains import catalog
 from ..chains.errors import ChainError, ChainUnavailable
 from ..chains.network import chains_of
 from ..crypto import signing
+from ..crypto.base58 import base58_decode
 from ..crypto.hd import ED25519, SECP256K1
 from ..crypto.transactions import TransactionError
 from ..crypto.transactions.ethereum import sign_ethereum_transaction
@@ -34,6 +35,7 @@ from ..events import balance_updates, send_status
 from ..ground import messages
 from ..ground.errors import InvalidArgument, NotFound
 from ..ground.models import SentTransaction
+from ..ground.numbers import quantity
 from . import keys
 from .activities import fingerprint
 from .context import Context
@@ -54,13 +56,9 @@ def uint_param(params: dict[str, Any], name: str, default: int | None = None) ->
     value = params.get(name)
     if value in (None, ""):
         return default
-    text = str(value)
-    try:
-        number = int(text, 16) if text.lower().startswith("0x") else int(text)
-    except ValueError:
-        raise InvalidArgument(messages.invalid_uint_field(name, text)) from None
-    if number < 0:
-        raise InvalidArgument(messages.invalid_uint_field(name, text))
+    number = quantity(value)
+    if number is None:
+        raise InvalidArgument(messages.invalid_uint_field(name, str(value)))
     return number
 
 
@@ -80,6 +78,27 @@ def evm_address(value: Any, name: str) -> str:
     if not isinstance(value, str) or not _EVM_ADDRESS.fullmatch(value):
         raise InvalidArgument(messages.invalid_evm_address(name, str(value)))
     return value
+
+
+def solana_address(value: Any, name: str) -> str:
+    """A Solana address parameter, checked (32 bytes in base58)."""
+    try:
+        valid = isinstance(value, str) and len(value) <= 44 and len(base58_decode(value)) == 32
+    except ValueError:
+        valid = False
+    if not valid:
+        raise InvalidArgument(messages.invalid_solana_address(name, str(value)))
+    return value
+
+
+def network_address(caip2: str, value: Any, name: str = "address") -> tuple[catalog.Network, str]:
+    """The network a CAIP-2 id names and an address on it: the one reader of a
+    ``(caip2, address)`` pair. An address of the other chain family (a Solana address with
+    an ``eip155:`` id, an EVM one with a ``solana:`` id) is the 400 naming the field."""
+    network = catalog.network(caip2)
+    if network.family == catalog.EIP155:
+        return network, evm_address(value, name)
+    return network, solana_address(value, name)
 
 
 def evm_signer(ctx: Context, address: str) -> keys.Signer:

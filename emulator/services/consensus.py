@@ -27,6 +27,7 @@ from ..crypto.stamps import ApiKeyStamp
 from ..engine_state.world import World
 from ..events import activity_updates
 from ..ground import jsontext
+from ..ground.compact import intent_of
 from ..ground.errors import TurnkeyApiError
 from ..ground.models import Activity, Organization, PolicyOutcome, Vote
 from ..ground.operation_table import OperationLike as Operation
@@ -204,7 +205,7 @@ def _intent(activity: Activity) -> tuple[Operation, Version, Json]:
     found = find_by_activity_type(activity.activity_type)
     assert found is not None, activity.activity_type
     op, version = found
-    params = activity.intent[version.intent_key]
+    params = intent_of(activity)[version.intent_key]
     return op, version, (version.upgrade(params) if version.upgrade else params)
 
 

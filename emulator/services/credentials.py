@@ -19,6 +19,7 @@ from ..crypto.webauthn import AttestationError, MissingAuthData, read_attestatio
 from ..ground import jsontext, messages
 from ..ground.errors import InvalidArgument, ResourceExhausted, ValidationFailed
 from ..ground.models import API_KEY_CREDENTIAL_TYPES, ApiKey, Authenticator, OauthProvider, User
+from ..ground.numbers import positive
 from ..ground.schema import Violations
 from .context import Context
 from .oidc import OidcIdentity, verify_token
@@ -30,6 +31,21 @@ def _at(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
+def api_key_expiration(value: object) -> int | None:
+    """An API key's or a session's ``expirationSeconds``: ``None`` when not given, else a
+    positive whole number of seconds in ASCII digits (``numbers.positive``); anything else
+    is the real 400 "invalid api key expiration" ("Any non-positive non-integer string will
+    be considered invalid", reference §12). The one reader of the field for keys."""
+    if value is None or value == "":
+        return None
+    seconds = positive(value)
+    if seconds is None:
+        raise InvalidArgument(
+            messages.INVALID_API_KEY_EXPIRATION, turnkey_error_code="REQUEST_INVALID"
+        )
+    return seconds
+
+
 def add_api_key(ctx: Context, user: User, params: dict[str, Any], path: str) -> ApiKey:
     curve = params["curveType"]
     public_key = params["publicKey"].lower()
@@ -37,11 +53,8 @@ def add_api_key(ctx: Context, user: User, params: dict[str, Any], path: str) -> 
         errors = Violations()
         errors.add(_at(path, "publicKey"), f"must be a valid {curve} public key")
         raise ValidationFailed(errors)
-    expiration = params.get("expirationSeconds") or None
-    if expiration is not None and (not expiration.isdigit() or int(expiration) <= 0):
-        raise InvalidArgument(
-            messages.INVALID_API_KEY_EXPIRATION, turnkey_error_code="REQUEST_INVALID"
-        )
+    seconds = api_key_expiration(params.get("expirationSeconds"))
+    expiration = None if seconds is None else str(seconds)
     if any(o.organization_id == ctx.org.organization_id for o in ctx.store.key_owners(public_key)):
         raise InvalidArgument(
             messages.duplicate_api_key(public_key), turnkey_error_code="REQUEST_INVALID"

@@ -15,7 +15,7 @@ from ..ground.errors import InvalidArgument
 from ..ground.models import ApiKey, User
 from .bundles import credential_bundle, new_p256_secret, public_key_of
 from .context import Context
-from .credentials import make_room_for_api_key
+from .credentials import api_key_expiration, make_room_for_api_key
 
 DEFAULT_EXPIRATION_SECONDS = "900"
 
@@ -35,13 +35,8 @@ def default_key_name(prefix: str, now_ns: int) -> str:
 
 def expiration(value: str | None) -> str:
     """``expirationSeconds`` checked (a positive integer string), or the default."""
-    if value in (None, ""):
-        return DEFAULT_EXPIRATION_SECONDS
-    if not value.isdigit() or int(value) <= 0:
-        raise InvalidArgument(
-            messages.INVALID_API_KEY_EXPIRATION, turnkey_error_code="REQUEST_INVALID"
-        )
-    return str(int(value))
+    seconds = api_key_expiration(value)
+    return DEFAULT_EXPIRATION_SECONDS if seconds is None else str(seconds)
 
 
 def issue_api_key(

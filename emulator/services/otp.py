@@ -53,6 +53,7 @@ from ..engine_state.world import World
 from ..ground import messages
 from ..ground.errors import InvalidArgument, NotFound, PermissionDenied, ValidationFailed
 from ..ground.models import Organization, Otp, User
+from ..ground.numbers import positive
 from ..ground.schema import Violations
 from ..recorders.outbox import SMS
 from . import emails
@@ -75,9 +76,8 @@ TEMPLATE = "otp"
 FEATURES = {EMAIL_OTP: "FEATURE_NAME_OTP_EMAIL_AUTH", SMS_OTP: "FEATURE_NAME_SMS_AUTH"}
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-_E164 = re.compile(r"^\+[1-9]\d{1,14}$")
+_E164 = re.compile(r"^\+[1-9][0-9]{1,14}$", re.ASCII)
 _OTP_CODE_REFERENCE = re.compile(r"\{\{\s*\.OtpCode\s*\}\}")
-_SECONDS = re.compile(r"[0-9]+")
 NS = 1_000_000_000
 
 Params = dict[str, Any]
@@ -108,13 +108,14 @@ def lifetime_seconds(value: str | None, *, default: int, maximum: int) -> int:
     if value in (None, ""):
         return default
     errors = Violations()
-    if not _SECONDS.fullmatch(value) or int(value) <= 0:
+    seconds = positive(value)
+    if seconds is None:
         errors.add("expirationSeconds", "must be a positive whole number of seconds")
-    elif int(value) > maximum:
+    elif seconds > maximum:
         errors.add("expirationSeconds", messages.otp_expiration_too_long(maximum))
     if errors:
         raise ValidationFailed(errors)
-    return int(value)
+    return seconds
 
 
 def check_rate_limits(ctx: Context, user_identifier: str | None) -> None:

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from ..ground import messages
 from ..ground.errors import InvalidArgument, ValidationFailed
+from ..ground.numbers import integer
 from ..ground.schema import String, Violations, obj, opt
 
 T = TypeVar("T")
@@ -43,8 +44,8 @@ def paginate(
 def _limit(raw: str | None, field: str) -> int:
     if raw in (None, ""):
         return DEFAULT_LIMIT
-    limit = int(raw)
-    if not 1 <= limit <= MAX_LIMIT:
+    limit = integer(raw)
+    if limit is None or not 1 <= limit <= MAX_LIMIT:
         errors = Violations()
         errors.add(f"{field}.limit", f"must be between 1 and {MAX_LIMIT}")
         raise ValidationFailed(errors)

@@ -9,12 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..ground.numbers import quantity
 from ..policy import PolicyEvaluationError
 
 
 def _number(value: Any) -> int:
-    text = str(value or "0")
-    return int(text, 16) if text.lower().startswith("0x") else int(text)
+    number = quantity(value or "0")
+    if number is None:
+        raise ValueError(f"not a quantity: {value!r}")
+    return number
 
 
 def send_intent_transaction(
@@ -25,7 +28,7 @@ def send_intent_transaction(
     from ..chains.evm_tx import unsigned_1559
 
     try:
-        chain_id = int(caip2.split(":", 1)[1])
+        chain_id = _number(caip2.split(":", 1)[1])
         data = bytes.fromhex(str(call.get("data") or "0x").removeprefix("0x"))
         return unsigned_1559(
             chain_id,

@@ -21,6 +21,7 @@ from ..engine_state.store import Store
 from ..ground import messages
 from ..ground.errors import NotFound, PermissionDenied
 from ..ground.models import Organization, SessionProfile
+from ..ground.numbers import integer
 from ..policy import PolicyEvaluationError, parse
 from .auth import Caller
 from .policy_environment import condition_environment
@@ -40,11 +41,13 @@ def find(store: Store, org: Organization, session_profile_id: str) -> SessionPro
     raise NotFound(messages.session_profile_not_found(session_profile_id, org.organization_id))
 
 
-def session_expiration(requested: str | None, profile: SessionProfile | None) -> str | None:
-    """The session's lifetime: the shorter of the login's and the profile's (``None``:
-    neither is set, and the login's default applies)."""
-    given = [int(x) for x in (requested, profile.expiration_seconds if profile else None) if x]
-    return str(min(given)) if given else None
+def session_expiration(requested: int | None, profile: SessionProfile | None) -> str | None:
+    """The session's lifetime: the shorter of the login's (read by
+    ``credentials.api_key_expiration``) and the profile's (``None``: neither is set, and
+    the login's default applies)."""
+    given = [requested, integer(profile.expiration_seconds) if profile else None]
+    known = [seconds for seconds in given if seconds]
+    return str(min(known)) if known else None
 
 
 def check_scope(

@@ -21,6 +21,7 @@ from ..engine_state.world import World
 from ..ground.models import ApiKey, User
 from . import session_profiles
 from .context import Context
+from .credentials import api_key_expiration
 from .issuance import LOGIN, default_key_name, issue_api_key
 
 READ_WRITE = "SESSION_TYPE_READ_WRITE"
@@ -76,7 +77,9 @@ def login(
         public_key=public_key,
         credential_type=LOGIN,
         name=default_key_name(LOGIN_KEY_PREFIX, ctx.now_ns),
-        expiration_seconds=session_profiles.session_expiration(expiration_seconds, profile),
+        expiration_seconds=session_profiles.session_expiration(
+            api_key_expiration(expiration_seconds), profile
+        ),
         invalidate_existing=invalidate_existing,
     )
     if profile is not None:

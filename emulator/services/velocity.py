@@ -28,6 +28,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..ground.models import Organization, VelocityBucket, VelocityControl, VelocityPoint
+from ..ground.numbers import integer
 from ..ground.transaction import Transaction
 from ..policy import Lazy, PolicyEvaluationError
 from . import asset_transfers
@@ -49,7 +50,8 @@ _COMPARE = {
 
 def number(text: str) -> Number:
     """A stored amount or threshold ("3", "1/2", "1.5") read back exactly."""
-    return int(text) if text.isdigit() else Fraction(text)
+    whole = integer(text)
+    return whole if whole is not None else Fraction(text)
 
 
 COUNT = "VELOCITY_CONTROL_AGGREGATION_METHOD_COUNT"

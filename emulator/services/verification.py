@@ -38,6 +38,7 @@ from ..crypto.enclave import TLS_FETCHER
 from ..ground import jsontext, messages
 from ..ground.errors import InvalidArgument
 from ..ground.models import Organization, Otp
+from ..ground.numbers import integer
 from .context import Context
 from .otp import lifetime_seconds
 
@@ -113,9 +114,10 @@ def check(ctx: Context, token: str, *, encrypted_only: bool, allow_used: bool = 
         raise invalid
     issuer = ctx.store.organizations.get(claims["organization_id"])
     otp = _issued(issuer, claims["id"]) if issuer is not None else None
-    if issuer is None or otp is None or not claims["exp"].isdigit():
+    expires_ms = integer(claims["exp"])
+    if issuer is None or otp is None or expires_ms is None:
         raise invalid
-    if int(claims["exp"]) < ctx.now_ns // 1_000_000:
+    if expires_ms < ctx.now_ns // 1_000_000:
         raise InvalidArgument(messages.VERIFICATION_TOKEN_EXPIRED)
     if issuer.organization_id not in (ctx.org.organization_id, ctx.org.parent_id):
         raise InvalidArgument(

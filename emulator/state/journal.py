@@ -31,6 +31,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .archive import ActivityArchive
 from .changes import changed_units, entries
 from .persistence import StateFile
 
@@ -62,7 +63,7 @@ class Journaled(Protocol):
     @property
     def world(self) -> World: ...
 
-    def to_document(self) -> Json: ...
+    def to_document(self, *, archived: bool = True) -> Json: ...
 
     def facade_document(self) -> Json: ...
 
@@ -85,7 +86,10 @@ class Journal:
     ) -> None:
         self.world = emulator.world
         self.state = state
-        self._dump = emulator.to_document
+        # The whole document holds the activities in memory; the others are in the archive.
+        self._dump = lambda: emulator.to_document(archived=False)
+        self.archive = ActivityArchive(state)
+        self.archive.rewinder = self.rewind
         self._facade = emulator.facade_document
         self.compact_every = compact_every
         self._on_compacted = on_compacted  # serve freezes the survivors there (gc_tuning.py)
@@ -102,6 +106,9 @@ class Journal:
         with self.world.lock:
             self._remember()
             self.world.commit_hook = self._committed
+            self.world.archive = self.archive
+            self.archive.adopt(self.world.store)
+            self.archive.after_commit(self.world, [])  # a loaded state above the bound
         return self
 
     def detach(self) -> None:
@@ -120,8 +127,20 @@ class Journal:
 
     def compact(self) -> None:
         """Write the whole state as the new base document."""
+        self._compact(None)
+
+    def rewind(self, last: int) -> None:
+        """Write the whole state (a restored snapshot's, or a reset one) and drop the
+        archive's rows after ``last`` in the same SQLite transaction."""
+        self._compact(last)
+
+    def _compact(self, archived_through: int | None) -> None:
+        also = None
+        if archived_through is not None:
+            archive = self.archive
+            also = lambda db: archive.drop_after(db, archived_through)  # noqa: E731
         with self.world.lock:
-            self.state.compact(self._dump())
+            self.state.compact(self._dump(), also)
             self._remember()
             self.compactions += 1
             if self._on_compacted is not None:
@@ -145,8 +164,10 @@ class Journal:
         with world.lock:
             if self._stale():
                 self.compact()  # the dump holds this commit too
-                return
-            self._append(entries(world.store, changed_units(world.store, touched)))
+            else:
+                self._append(entries(world.store, changed_units(world.store, touched)))
+            # Before a compaction: the activities that leave memory leave its document too.
+            self.archive.after_commit(world, touched)
             if self._due():
                 try:
                     self.compact()

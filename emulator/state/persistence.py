@@ -37,7 +37,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..ground import jsontext
@@ -190,8 +190,11 @@ class StateFile:
             self.journal_bytes += len(text)
             return seq
 
-    def compact(self, document: Json) -> None:
-        """Make ``document`` (the state as of the last row written) the new base."""
+    def compact(
+        self, document: Json, also: Callable[[sqlite3.Connection], None] | None = None
+    ) -> None:
+        """Make ``document`` (the state as of the last row written) the new base; ``also``
+        runs in the same SQLite transaction (the archive's rows after a restored mark)."""
         text = _dumps(document)
         with self._lock:
             through = self._last
@@ -202,6 +205,8 @@ class StateFile:
                 )
                 self._db.execute(_SET_DIGEST, (_digest(text),))
                 self._db.execute("DELETE FROM journal WHERE seq <= ?", (through,))
+                if also is not None:
+                    also(self._db)
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
@@ -212,6 +217,12 @@ class StateFile:
             # another reader: the next compaction will).
             with contextlib.suppress(sqlite3.OperationalError):
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
+    @contextlib.contextmanager
+    def using(self) -> Iterator[sqlite3.Connection]:
+        """The connection, for the other tables of the file (``state/archive.py``)."""
+        with self._lock:
+            yield self._db
 
     @property
     def rows_since_base(self) -> int:

@@ -14,7 +14,8 @@ from dataclasses import MISSING, fields, is_dataclass
 from typing import Any, Union
 
 from ..ground.codec import camel
-from ..ground.models import Organization, User, Vote
+from ..ground.compact import expanded
+from ..ground.models import Activity, Organization, User, Vote
 
 Json = dict[str, Any]
 
@@ -165,6 +166,8 @@ class _Record(_Codec):
             self.fields.append((f.name, camel(f.name), codec, required))
 
     def encode(self, value: Any, ctx: Context | None) -> Any:
+        if self.cls is Activity:
+            value = expanded(value)  # its intents and result as dicts (``compact.py``)
         return {key: codec.encode(getattr(value, name), ctx) for name, key, codec, _ in self.fields}
 
     def decode(self, data: Any, where: str) -> Any:

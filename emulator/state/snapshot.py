@@ -17,6 +17,7 @@ import copy
 import dataclasses
 import pickle
 from dataclasses import dataclass
+from typing import Any
 
 from ..engine_state.store import Store
 from ..engine_state.vault import WalletSecret
@@ -32,6 +33,10 @@ class Snapshot:
     ids: object
     clock: object
     facade: dict
+    # The state file whose archive holds the activities that left memory
+    # (``state/archive.py``), and the archive's mark then, if any.
+    archive: str | None = None
+    archived: Any = None
 
     @property
     def store(self) -> Store:
@@ -58,11 +63,22 @@ def take(world: World, facade: dict) -> Snapshot:
             world.ids.getstate(),
             world.clock.getstate(),
             copy.deepcopy(facade),
+            world.archive.key if world.archive is not None else None,
+            world.archive.mark() if world.archive is not None else None,
         )
 
 
 def put_back(world: World, snapshot: Snapshot) -> dict:
     """Make ``snapshot`` the world's state (a fresh copy, so it can be restored again)."""
+    if (
+        snapshot.archive is not None
+        and snapshot.archived[0] > 0
+        and (world.archive is None or snapshot.archive != world.archive.key)
+    ):
+        raise ValueError(
+            "this snapshot's older activities are in another emulator's state file:"
+            " restore it into the emulator it was taken from"
+        )
     store = snapshot.store
     with world.lock:
         world.store = store
@@ -70,3 +86,11 @@ def put_back(world: World, snapshot: Snapshot) -> dict:
         world.clock.setstate(snapshot.clock)
         world.journal = None  # earlier checkpoints point into the replaced store
         return copy.deepcopy(snapshot.facade)
+
+
+def rewind_archive(world: World, snapshot: Snapshot) -> None:
+    """The archive as it was with the snapshot (none of it, for a snapshot taken without),
+    written with the restored state (``Journal.rewind``)."""
+    if world.archive is not None:
+        same = snapshot.archive == world.archive.key
+        world.archive.rewind(snapshot.archived if same else None)

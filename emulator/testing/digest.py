@@ -58,9 +58,9 @@ def state_digest(emu: Emulator) -> str:
                 (u.user_id, u.email_verified, u.phone_number_verified) for u in org.users.values()
             ],
             "policy_outcomes": [
-                [repr(v.policy_outcomes) for v in a.votes] for a in org.activities.values()
+                [repr(list(v.policy_outcomes)) for v in a.votes] for a in org.activities.values()
             ],
-            "mfa_progress": [repr(a.mfa) for a in org.activities.values() if a.mfa],
+            "mfa_progress": [repr(list(a.mfa)) for a in org.activities.values() if a.mfa],
         }
         for org_id, org in store.organizations.items()
     }

@@ -149,7 +149,9 @@ def _string(spec: schema.String, required: bool) -> SearchStrategy[str]:
 
 
 def _integer(spec: schema.Integer) -> SearchStrategy[int | str]:
-    numbers = st.integers(min_value=spec.minimum, max_value=spec.maximum)
+    low = -(2**63) if spec.minimum is None else spec.minimum  # proto integers: 64 bits
+    high = 2**63 - 1 if spec.maximum is None else spec.maximum
+    numbers = st.integers(min_value=low, max_value=high)
     # Proto JSON takes a 64-bit integer as a number or as a decimal string.
     return st.one_of(numbers, numbers.map(str))
 

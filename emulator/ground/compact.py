@@ -1,0 +1,171 @@
+"""Compact records of settled activities: what a long run keeps per activity.
+
+A new activity holds its intent (with the seed document's intent beside it, for some
+versions) and result as dicts, as the handler made them: fast to render in the answer to
+its own request. Once it is settled (COMPLETED, FAILED or REJECTED) and a few newer ones
+were recorded (``YOUNG``), it is compacted in place:
+
+* ``intent`` and ``seed_intent`` become ``DERIVED``: both are functions of the body the
+  proposer sent, which its vote keeps as ``message``; they are derived again (parsed,
+  checked against the version's schema, and mapped to the seed intent, as at submission)
+  when asked for, instead of kept twice as dicts;
+* ``result`` becomes bytes (``marshal``: the fastest exact encoding of plain values in the
+  standard library, about a fifth of a JSON encoding's cost; made and read in this process
+  only, never written anywhere), loaded when asked for;
+* empty lists (``mfa``, ``app_proofs``, the proposer's ``policy_outcomes``) become the
+  shared empty tuple.
+
+Readers go through ``intent_of``, ``seed_intent_of`` and ``result_of`` (``render.py``, the
+state document's codec); the answers are the same. Only activities recorded by the
+dispatcher are compacted (``note``: it knows their version); a record loaded from a
+document keeps its dicts. ``VERIFY`` (set by the test suite) checks each derivation
+against the record's own dicts before dropping them.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+from collections import deque
+from typing import Any
+
+from . import jsontext
+from .models import Activity
+
+Json = dict[str, Any]
+YOUNG = 64  # activities recorded since, before one is compacted
+SETTLED = frozenset(
+    {"ACTIVITY_STATUS_COMPLETED", "ACTIVITY_STATUS_FAILED", "ACTIVITY_STATUS_REJECTED"}
+)
+VERIFY = False  # the test suite sets it: each derivation checked before dicts are dropped
+_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
+
+
+class _Derived:
+    """The marker of an intent derived from the proposer's body when asked for."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> str:
+        return "DERIVED"
+
+    def __repr__(self) -> str:
+        return "DERIVED"
+
+
+DERIVED: Any = _Derived()
+
+
+# activity type -> the version that records it (as the dispatcher found it)
+_VERSIONS: dict[str, Any] = {}
+
+
+class Young:
+    """The activities recorded last, not compacted yet (one per world)."""
+
+    __slots__ = ("recent",)
+
+    def __init__(self) -> None:
+        self.recent: deque[Activity] = deque()
+
+    def note(self, activity: Activity, version: Any) -> None:
+        """Called by the dispatcher with each activity it records and its version."""
+        known = _VERSIONS.setdefault(activity.activity_type, version)
+        recent = self.recent
+        if known is version:
+            recent.append(activity)
+        if len(recent) > YOUNG:
+            compact(recent.popleft())
+
+
+def compact(a: Activity) -> None:
+    """Compact ``a`` in place if settled (else it stays as it is: votes may change it)."""
+    if a.status not in SETTLED or type(a.intent) is not dict or not a.votes:
+        return
+    if VERIFY:
+        _verify(a)
+    a.intent = DERIVED
+    if a.seed_intent is not None:
+        a.seed_intent = DERIVED
+    if type(a.result) is dict:  # marshalled: bytes (no record holds bytes otherwise)
+        try:  # noqa: SIM105 (not contextlib.suppress: half a microsecond on every activity)
+            a.result = marshal.dumps(a.result)  # type: ignore[assignment]
+        except ValueError:  # a value marshal cannot hold: kept as it is
+            pass
+    a.timestamp_ms = DERIVED
+    proposer = a.votes[0]
+    if len(a.votes) == 1:
+        a.votes = (proposer,)  # type: ignore[assignment]
+    if not a.mfa:
+        a.mfa = ()  # type: ignore[assignment]
+    if not a.app_proofs:
+        a.app_proofs = ()  # type: ignore[assignment]
+    if not proposer.policy_outcomes:
+        proposer.policy_outcomes = ()  # type: ignore[assignment]
+
+
+def _derive(a: Activity) -> tuple[Json, Json | None]:
+    from .schema import check
+
+    version = _VERSIONS[a.activity_type]
+    body = jsontext.loads(a.votes[0].message)
+    raw = body.get("parameters")
+    params, errors = check(version.params, {} if raw is None else raw)
+    if errors:
+        raise ValueError(f"activity {a.activity_id}: its body no longer checks ({errors})")
+    seed = version.seed_intent(params) if version.seed_intent else None
+    return {version.intent_key: params}, seed
+
+
+def _verify(a: Activity) -> None:
+    intent, seed = _derive(a)
+    raw = jsontext.loads(a.votes[0].message)["timestampMs"]
+    derived = (intent, seed, str(raw) if isinstance(raw, int) else raw, a.result)
+    kept = (a.intent, a.seed_intent, a.timestamp_ms, marshal.loads(marshal.dumps(a.result)))
+    if _dumps(derived) != _dumps(kept) or type(derived[2]) is not str:
+        raise AssertionError(f"activity {a.activity_id}: derived {derived} != {kept}")
+
+
+def intent_of(a: Activity) -> Json:
+    return _derive(a)[0] if a.intent is DERIVED else a.intent
+
+
+def seed_intent_of(a: Activity) -> Json | None:
+    return _derive(a)[1] if a.seed_intent is DERIVED else a.seed_intent
+
+
+def result_of(a: Activity) -> Json:
+    result = a.result
+    return marshal.loads(result) if type(result) is bytes else result
+
+
+def timestamp_ms_of(a: Activity) -> str:
+    if a.timestamp_ms is not DERIVED:
+        return a.timestamp_ms
+    raw = jsontext.loads(a.votes[0].message)["timestampMs"]
+    return str(raw) if isinstance(raw, int) else raw
+
+
+def expanded(a: Activity) -> Activity:
+    """``a`` itself, or a copy with its intents and result as dicts again."""
+    if a.intent is not DERIVED and type(a.result) is not bytes:
+        return a
+    intent, seed = _derive(a) if a.intent is DERIVED else (a.intent, a.seed_intent)
+    copy = Activity(
+        activity_id=a.activity_id,
+        organization_id=a.organization_id,
+        activity_type=a.activity_type,
+        status=a.status,
+        intent=intent,
+        result=result_of(a),
+        fingerprint=a.fingerprint,
+        timestamp_ms=timestamp_ms_of(a),
+        created_at=a.created_at,
+        updated_at=a.updated_at,
+        votes=list(a.votes),
+        failure=a.failure,
+        seed_intent=seed,
+        mfa=list(a.mfa),
+        app_proofs=list(a.app_proofs),
+    )
+    return copy

@@ -1,0 +1,152 @@
+"""Compact records of settled activities (``emulator/ground/compact.py``): the same answers before
+and after, through the facade, the wire, documents and snapshots."""
+
+from __future__ import annotations
+
+import json
+import pickle
+
+import pytest
+
+from emulator import Emulator
+from emulator.accounts import account_spec
+from emulator.crypto.stamps import sign_stamp
+from emulator.ground import compact, render
+from emulator.ground.compact import DERIVED
+from emulator.http.app import handle
+
+from .helpers import add_user
+from .test_consensus import CREATE_WALLET, TWO_APPROVERS
+
+
+@pytest.fixture
+def emu() -> Emulator:
+    made = Emulator(seed=3)
+    made.create_organization("Acme")
+    return made
+
+
+def _address(emu: Emulator) -> str:
+    wallet = emu.create_wallet(wallet_name="w", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")])
+    return wallet["addresses"][0]
+
+
+def _sign(emu: Emulator, address: str, i: int) -> dict:
+    return emu.sign_raw_payload(
+        sign_with=address,
+        payload=f"{i:064x}",
+        encoding="PAYLOAD_ENCODING_HEXADECIMAL",
+        hash_function="HASH_FUNCTION_NO_OP",
+    )["activity"]
+
+
+def _views(emu: Emulator, activity_id: str) -> tuple:
+    org = emu.world.store.organizations[emu.organization().organization_id]
+    record = org.activities[activity_id]
+    return (
+        emu.get_activity(activity_id=activity_id),
+        emu.get_activities(pagination_options={"limit": "100"}),
+        render.activity(record, org, None),
+        emu.to_document(),
+    )
+
+
+def test_a_settled_activity_is_compacted_and_answers_the_same(emu: Emulator) -> None:
+    address = _address(emu)
+    first = _sign(emu, address, 0)
+    before = _views(emu, first["id"])
+    for i in range(1, compact.YOUNG + 2):
+        _sign(emu, address, i)
+    record = emu.world.store.activities_by_id[first["id"]]
+    assert record.intent is DERIVED and record.seed_intent is DERIVED
+    assert record.timestamp_ms is DERIVED and type(record.result) is bytes
+    assert record.mfa == () and record.app_proofs == ()
+    after = _views(emu, first["id"])
+    assert after[0] == before[0]
+    assert after[2] == before[2]
+    assert [a for a in after[1]["activities"] if a["id"] == first["id"]] == [
+        a for a in before[1]["activities"] if a["id"] == first["id"]
+    ]
+    assert _saved(after[3], first["id"]) == _saved(before[3], first["id"])
+
+
+def _saved(document: dict, activity_id: str) -> dict:
+    return next(
+        a
+        for o in document["organizations"]
+        for a in o["activities"]
+        if a["activityId"] == activity_id
+    )
+
+
+def test_a_wire_body_in_its_own_key_order_derives_its_intent_as_checked(emu: Emulator) -> None:
+    """The intent is the body's parameters as checked (the schema's order, unknown keys
+    dropped), derived again from the body kept as the vote's message."""
+    address = _address(emu)
+    org = emu.organization()
+    raw = json.dumps(
+        {
+            "organizationId": org.organization_id,
+            "type": "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
+            "timestampMs": str(emu.clock.now_ms()),
+            "parameters": {
+                "hashFunction": "HASH_FUNCTION_NO_OP",
+                "payload": "ab" * 32,
+                "unknownKey": 1,
+                "encoding": "PAYLOAD_ENCODING_HEXADECIMAL",
+                "signWith": address,
+            },
+        },
+        separators=(",", ":"),
+    ).encode()
+    headers = {"x-stamp": sign_stamp(raw, org.api_key).header_value()}
+    path = "/public/v1/submit/sign_raw_payload"
+    status, answer = handle(emu.world, "POST", path, headers, raw)
+    assert status == 200
+    activity_id = json.loads(answer)["activity"]["id"]
+    before = emu.get_activity(activity_id=activity_id)
+    for i in range(compact.YOUNG + 1):
+        _sign(emu, address, i)
+    assert emu.world.store.activities_by_id[activity_id].intent is DERIVED
+    after = emu.get_activity(activity_id=activity_id)
+    assert json.dumps(after) == json.dumps(before)  # key order included
+    assert "unknownKey" not in json.dumps(after["activity"]["intent"])
+    # The same body again is the same activity.
+    again = json.loads(handle(emu.world, "POST", path, headers, raw)[1])
+    assert again["activity"] == before["activity"]
+
+
+def test_snapshots_and_documents_carry_compacted_activities(emu: Emulator) -> None:
+    address = _address(emu)
+    made = [_sign(emu, address, i)["id"] for i in range(compact.YOUNG + 5)]
+    answers = [emu.get_activity(activity_id=i) for i in made]
+    saved = emu.snapshot()
+    assert pickle.loads(pickle.dumps(DERIVED)) is DERIVED
+    _sign(emu, address, 10_000)
+    emu.restore(saved)
+    assert [emu.get_activity(activity_id=i) for i in made] == answers
+    loaded = Emulator.from_document(emu.to_document())
+    assert [loaded.get_activity(activity_id=i) for i in made] == answers
+
+
+def test_an_activity_awaiting_votes_is_compacted_only_once_settled(emu: Emulator) -> None:
+    address = _address(emu)
+    _, alice = add_user(emu, "alice")
+    _, bob = add_user(emu, "bob")
+    emu.create_policy(
+        policy_name="two of us",
+        effect="EFFECT_ALLOW",
+        condition=CREATE_WALLET,
+        consensus=TWO_APPROVERS,
+        notes="",
+    )
+    proposal = emu.create_wallet(
+        wallet_name="shared", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")], caller=alice
+    )["activity"]
+    for i in range(compact.YOUNG + 2):
+        _sign(emu, address, i)
+    record = emu.world.store.activities_by_id[proposal["id"]]
+    assert type(record.intent) is dict  # still awaiting: votes change it
+    done = emu.approve_activity(fingerprint=proposal["fingerprint"], caller=bob)["activity"]
+    assert done["status"] == "ACTIVITY_STATUS_COMPLETED"
+    assert emu.get_activity(activity_id=proposal["id"])["activity"] == {**done, "canApprove": False}
