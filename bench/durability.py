@@ -48,10 +48,10 @@ from measuring import in_turn
 from emulator import Emulator
 from emulator.accounts import account_spec
 from emulator.crypto.stamps import sign_stamp
+from emulator.engine_state.world import Settings
 from emulator.http.app import handle
 from emulator.state.journal import COMPACTION_RATIO, MIN_COMPACTION_BYTES, Journal
 from emulator.state.persistence import StateFile
-from emulator.world import Settings
 
 ETH = account_spec("ADDRESS_FORMAT_ETHEREUM")
 

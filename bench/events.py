@@ -134,7 +134,7 @@ def commit_work(url: str, reps: int, warmup: int) -> tuple[float, float]:
     hook's ``emit`` (the endpoints subscribed, a shallow copy, the event id, the queue) for a
     signature activity; beside it, in turn, that activity with no endpoint (back to back)."""
     from emulator.events import activity_updates
-    from emulator.transaction import Transaction
+    from emulator.ground.transaction import Transaction
 
     plain, hooked = Signer(None), Signer(url)
     emu = hooked.emu

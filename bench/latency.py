@@ -84,7 +84,7 @@ def facade_once(prior: int, calls: int, tuned: bool) -> dict[str, Any]:
 
     from emulator import Emulator
     from emulator.accounts import account_spec
-    from emulator.gc_tuning import for_latency
+    from emulator.ground.gc_tuning import for_latency
 
     if tuned:
         for_latency()
@@ -181,7 +181,7 @@ def host(prior: int) -> None:
     """Build the world, make ``prior`` activities, then serve it as ``serve`` does."""
     import wire_load
 
-    from emulator.gc_tuning import for_latency, freeze_survivors, freeze_young
+    from emulator.ground.gc_tuning import for_latency, freeze_survivors, freeze_young
     from emulator.http.server import make_api_server
 
     emu, _, sign_with = wire_load.bench_world()

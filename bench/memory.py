@@ -146,8 +146,8 @@ def run_signatures(quick: bool, progress: Callable[[str], None]) -> dict[str, An
     the timestamp text cache emptied (a cache, bounded), counts the heap grown over the next ``count`` signatures
     (dict growth of the activity indexes included, amortized), after ``gc.collect()``.
     ``--quick`` warms up with 1,100 signatures and a call log of 1,000 entries."""
-    from emulator import render
-    from emulator.testing.calls import CallLog
+    from emulator.ground import render
+    from emulator.recorders.calls import CallLog
 
     count = SIGN_QUICK if quick else SIGN_FULL
     warm = 1_100 if quick else SIGN_WARM

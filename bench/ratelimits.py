@@ -1,4 +1,4 @@
-"""The cost of the documented rate limits on a query (``emulator/ratelimits.py``).
+"""The cost of the documented rate limits on a query (``emulator/engine_state/ratelimits.py``).
 
 Rows, all called in turn, one call each, so that the machine's load weighs on all alike:
 
@@ -24,7 +24,7 @@ import time
 from measuring import in_turn, median
 
 from emulator import Emulator
-from emulator.world import Settings
+from emulator.engine_state.world import Settings
 
 FULL, QUICK = (20_000, 2_000), (2_000, 200)
 

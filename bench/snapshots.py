@@ -31,7 +31,7 @@ from typing import Any
 from durability import count_records, populate
 from measuring import in_turn
 
-from emulator.gc_tuning import paused
+from emulator.ground.gc_tuning import paused
 
 PICKLE_GOAL = 2.0
 LINEAR_SLACK = 1.1  # the large size may cost its share of records times this

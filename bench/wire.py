@@ -218,7 +218,7 @@ def host(name: str, port: int) -> None:
             proxy_headers=False,
         )
     elif name == "emulator":  # what `serve` runs, its garbage-collection step included
-        from emulator.gc_tuning import freeze_survivors, freeze_young
+        from emulator.ground.gc_tuning import freeze_survivors, freeze_young
         from emulator.http.server import make_api_server
 
         server = make_api_server(emu.world, "127.0.0.1", port, on_second=freeze_young)

@@ -84,13 +84,13 @@ class _Shared:
 @pytest.fixture(scope="session")
 def _turnkey_shared(request: pytest.FixtureRequest) -> _Shared:
     from emulator import Emulator
-    from emulator.gc_tuning import for_latency, freeze_survivors
+    from emulator.ground.gc_tuning import for_latency, freeze_survivors
 
     emulator = Emulator(**_options(request.config))
     org = emulator.create_organization(ORGANIZATION_NAME)
     shared = _Shared(emulator, org, emulator.snapshot(), emulator.checkpoint())
     freeze_survivors()  # the session's long-lived objects: never scanned again
-    for_latency()  # young collections spaced out (emulator/gc_tuning.py)
+    for_latency()  # young collections spaced out (emulator/ground/gc_tuning.py)
     request.addfinalizer(emulator.close)  # its webhook sender, if one started
     return shared
 

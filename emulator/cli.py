@@ -35,15 +35,16 @@ import sys
 from collections.abc import Sequence
 from urllib.parse import urlencode
 
-from . import conformance, jsontext
-from .api import Emulator, OrganizationHandle
+from . import conformance
 from .authproxy.config import AuthProxyConfig
-from .gc_tuning import for_latency, freeze_survivors, freeze_young
+from .engine_state.ratelimits import PLANS, plan_named
+from .facade.api import Emulator, OrganizationHandle
+from .ground import jsontext
+from .ground.gc_tuning import for_latency, freeze_survivors, freeze_young
 from .http.auth_proxy import PREFIX as AUTH_PROXY_PREFIX
 from .http.control import Control
 from .http.options import MIB, WireOptions
 from .http.server import StartupError, make_api_server
-from .ratelimits import PLANS, plan_named
 from .state.journal import Journal
 from .state.opening import is_new
 from .state.persistence import SYNC_MODES, StateFile

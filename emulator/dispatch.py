@@ -11,8 +11,8 @@ failure changes nothing. Votes (approve_activity, reject_activity) are not
 judged by the engine: their handler votes on the activity they name and
 answers it.
 
-Every request is recorded in ``world.calls`` (``testing/calls.py``), however it
-ends. An injected fault (``world.faults``, ``testing/faults.py``) takes the
+Every request is recorded in ``world.calls`` (``recorders/calls.py``), however it
+ends. An injected fault (``world.faults``, ``recorders/faults.py``) takes the
 handler's place once every check has passed: it raises its HTTP error, or
 records the activity as FAILED, CONSENSUS_NEEDED or PENDING without running
 the handler.
@@ -26,17 +26,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from . import messages, ratelimits, render
 from .crypto.attested import AttestedStamp
 from .crypto.stamps import ApiKeyStamp
 from .crypto.webauthn import WebauthnStamp
-from .errors import INTERNAL, InvalidArgument, NotFound, TurnkeyApiError, ValidationFailed
+from .engine_state import ratelimits
+from .engine_state.world import World
 from .events import activity_updates
-from .events.deliveries import deliver_synchronously
-from .ids import is_uuid, uuid7_from
-from .models import Activity, Organization
+from .ground import messages, render
+from .ground.errors import INTERNAL, InvalidArgument, NotFound, TurnkeyApiError, ValidationFailed
+from .ground.ids import is_uuid, uuid7_from
+from .ground.models import Activity, Organization
+from .ground.schema import Violations, check
+from .ground.transaction import Transaction
 from .ops import ACTIVITY, Operation
-from .schema import Violations, check
+from .recorders.faults import FAILED, Fault
 from .services import app_proofs, ip_allowlists, mfa, session_profiles
 from .services.activities import COMPLETED, check_timestamp, fingerprint, new_vote, record_activity
 from .services.attestation import authenticate_attested
@@ -54,9 +57,7 @@ from .services.consensus import (
 )
 from .services.context import Context
 from .services.policy_engine import ALLOW
-from .testing.faults import FAILED, Fault
-from .transaction import Transaction
-from .world import World
+from .webhooks.deliveries import deliver_synchronously
 
 Json = dict[str, Any]
 T = TypeVar("T")
@@ -82,7 +83,7 @@ def dispatch(world: World, request: Request) -> Json:
     """The response body for ``request``; raise ``TurnkeyApiError`` for an error answer.
     Either way the request is recorded in ``world.calls``. Webhook deliveries the request
     caused are sent in the background, or here once the world is let go of when they are
-    synchronous (``events/deliveries.py``)."""
+    synchronous (``webhooks/deliveries.py``)."""
     try:
         return _dispatch(world, request)
     finally:

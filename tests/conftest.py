@@ -6,14 +6,15 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-from emulator import Emulator, compact
+from emulator import Emulator
+from emulator.ground import compact
 from emulator.http.app import handle
 from emulator.http.server import serving
 
 from .helpers import encode, stamped_headers
 
 # Every settled activity the suite records is checked as it is compacted: its intents and
-# timestamp derived from its body must be the ones it kept (``emulator/compact.py``).
+# timestamp derived from its body must be the ones it kept (``emulator/ground/compact.py``).
 # And soon: an activity is compacted once two newer ones are recorded, not 64.
 compact.VERIFY = True
 compact.YOUNG = 2

@@ -10,7 +10,7 @@ from bip_utils import Base58Encoder
 from emulator import Emulator, OrganizationHandle
 from emulator.accounts import account_spec
 from emulator.crypto.api_keys import ApiKeyPair, generate_key_pair
-from emulator.testing.authenticator import VirtualAuthenticator
+from emulator.crypto.authenticator import VirtualAuthenticator
 from emulator.testing.client_crypto import TargetKey
 
 KNOWN_MNEMONIC = "abandon " * 11 + "about"

@@ -24,10 +24,10 @@ from emulator import Emulator, OrganizationHandle
 from emulator.crypto.api_keys import CURVES as API_KEY_CURVES
 from emulator.crypto.api_keys import generate_key_pair
 from emulator.crypto.stamps import sign_stamp
-from emulator.errors import HTTP_STATUS
-from emulator.ids import is_uuid
+from emulator.ground.errors import HTTP_STATUS
+from emulator.ground.ids import is_uuid
+from emulator.ground.schema import Array, Enum, Integer, Object, String
 from emulator.ops import ACTIVITY, REGISTRY, Operation
-from emulator.schema import Array, Enum, Integer, Object, String
 from emulator.testing import strategies
 from emulator.testing.digest import state_digest
 

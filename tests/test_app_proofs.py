@@ -16,8 +16,9 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-from emulator import Emulator, messages
+from emulator import Emulator
 from emulator.accounts import account_spec
+from emulator.ground import messages
 
 from .helpers import add_user, error_of, fails
 

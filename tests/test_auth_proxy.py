@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 import requests
 
+from emulator.crypto.authenticator import VirtualAuthenticator
 from emulator.crypto.stamps import sign_stamp
-from emulator.testing.authenticator import VirtualAuthenticator
 from emulator.testing.client_crypto import (
     TargetKey,
     client_signature_for_login,

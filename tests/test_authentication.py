@@ -6,7 +6,6 @@ import base64
 
 import pytest
 
-from emulator import messages
 from emulator.crypto.api_keys import ED25519, P256, SECP256K1, generate_key_pair
 from emulator.crypto.stamps import (
     SCHEME_ED25519,
@@ -16,6 +15,7 @@ from emulator.crypto.stamps import (
     ApiKeyStamp,
     sign_stamp,
 )
+from emulator.ground import messages
 
 from .helpers import activity_body, api_key_params, encode, state_digest, user_params
 

@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from emulator import Emulator
 from emulator.crypto import hpke
 from emulator.crypto.base58 import base58check_decode, base58check_encode
-from emulator.enclave import NOTARIZER, SIGNER, TLS_FETCHER
+from emulator.crypto.enclave import NOTARIZER, SIGNER, TLS_FETCHER
 from emulator.services import bundles
 from emulator.services.bundles import BundleError
 from emulator.testing import client_crypto

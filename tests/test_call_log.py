@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from emulator import Emulator, TurnkeyApiError, messages
-from emulator.testing.calls import Call, CallLog
+from emulator import Emulator, TurnkeyApiError
+from emulator.ground import messages
+from emulator.recorders.calls import Call, CallLog
 
 from .helpers import NIL_UUID, activity_body, encode, new_key, stamped_headers, user_params
 

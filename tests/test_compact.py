@@ -1,4 +1,4 @@
-"""Compact records of settled activities (``emulator/compact.py``): the same answers before
+"""Compact records of settled activities (``emulator/ground/compact.py``): the same answers before
 and after, through the facade, the wire, documents and snapshots."""
 
 from __future__ import annotations
@@ -8,10 +8,11 @@ import pickle
 
 import pytest
 
-from emulator import Emulator, compact, render
+from emulator import Emulator
 from emulator.accounts import account_spec
-from emulator.compact import DERIVED
 from emulator.crypto.stamps import sign_stamp
+from emulator.ground import compact, render
+from emulator.ground.compact import DERIVED
 from emulator.http.app import handle
 
 from .helpers import add_user

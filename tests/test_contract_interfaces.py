@@ -10,8 +10,8 @@ import pytest
 import rlp as pyrlp
 from eth_abi import encode
 
-from emulator import messages
 from emulator.accounts import account_spec
+from emulator.ground import messages
 from emulator.policy.abi import call_view
 
 from .helpers import add_user, error_of, fails, violations

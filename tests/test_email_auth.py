@@ -10,9 +10,9 @@ import json
 
 import pytest
 
-from emulator import messages
+from emulator.ground import messages
+from emulator.recorders.outbox import DEFAULT_SENDER_ADDRESS
 from emulator.testing.client_crypto import TargetKey, decrypt_credential_bundle
-from emulator.testing.outbox import DEFAULT_SENDER_ADDRESS
 
 from .helpers import (
     activity_body,

@@ -1,4 +1,4 @@
-"""The emulator's enclave keys (``emulator/enclave.py``) and the ES256 JWTs they sign
+"""The emulator's enclave keys (``emulator/crypto/enclave.py``) and the ES256 JWTs they sign
 (``emulator/crypto/jwt.py``).
 
 Turnkey's own tokens (``fixtures/hpke-vectors.json``: a session JWT signed by the
@@ -22,8 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import Prehashed, encode_ds
 
 from emulator import Emulator
 from emulator.crypto import jwt
-from emulator.crypto.encoding import b64url_decode, b64url_encode
-from emulator.enclave import (
+from emulator.crypto.enclave import (
     NOTARIZER,
     ROLES,
     SIGNER,
@@ -31,6 +30,7 @@ from emulator.enclave import (
     TLS_FETCHER_ENCRYPT,
     EnclaveKeys,
 )
+from emulator.crypto.encoding import b64url_decode, b64url_encode
 from emulator.testing import client_crypto
 
 from .vectors import FIXTURES

@@ -13,7 +13,7 @@ import pytest
 
 from emulator import Emulator, TurnkeyApiError
 from emulator.accounts import account_spec
-from emulator.gc_tuning import paused
+from emulator.ground.gc_tuning import paused
 
 ETH = account_spec("ADDRESS_FORMAT_ETHEREUM")
 

@@ -5,7 +5,7 @@ request that brings the condition about is sent with ``requests`` to a served em
 the answer's HTTP status, gRPC ``code``, ``turnkeyErrorCode`` (in the body and its detail)
 and message are asserted. Codes of conditions no request can cause (the service's own
 state) are answered by fault injection, with the docs' text. A last test keeps
-``docs/errors.md``, ``emulator.error_codes`` and the codes the emulator raises the same set.
+``docs/errors.md``, ``emulator.ground.error_codes`` and the codes the emulator raises the same set.
 """
 
 from __future__ import annotations
@@ -21,15 +21,16 @@ from typing import Any
 import pytest
 import requests
 
-from emulator import Emulator, messages
+from emulator import Emulator
 from emulator.accounts import account_spec
+from emulator.crypto.authenticator import VirtualAuthenticator
 from emulator.crypto.stamps import sign_stamp
-from emulator.error_codes import SERVICE_STATES, TURNKEY_ERROR_CODES
+from emulator.engine_state.world import Settings
+from emulator.ground import messages
+from emulator.ground.error_codes import SERVICE_STATES, TURNKEY_ERROR_CODES
 from emulator.http.server import serving
 from emulator.ops.registry import REGISTRY
-from emulator.testing.authenticator import VirtualAuthenticator
 from emulator.testing.client_crypto import TargetKey, encrypt_oauth2_client_secret
-from emulator.world import Settings
 
 from .authproxy import proxy_served
 from .helpers import NIL_UUID, api_key_params, new_key, user_params

@@ -22,8 +22,8 @@ from eth_account import Account
 from eth_keys import keys as eth_keys
 from solders.keypair import Keypair
 
-from emulator import messages
 from emulator.accounts import account_spec
+from emulator.ground import messages
 from emulator.testing.client_crypto import (
     TargetKey,
     decrypt_export_bundle,

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from emulator import Emulator, Settings, messages
+from emulator import Emulator, Settings
 from emulator.accounts import account_spec
 from emulator.crypto.curves import P256_ORDER, SECP256K1_ORDER
+from emulator.ground import messages
 from emulator.testing.client_crypto import TargetKey, encrypt_to_bundle
 
 from .helpers import NIL_UUID, add_user, error_of, fails, violations

@@ -10,12 +10,12 @@ from typing import Literal
 import pytest
 
 from emulator import Emulator
-from emulator.codec import camel
-from emulator.facade_generated import OperationMethods
-from emulator.facade_runtime import facade_method_names
+from emulator.facade.generated import OperationMethods
+from emulator.facade.runtime import facade_method_names
+from emulator.ground.codec import camel
 from emulator.ops import ACTIVITY, REGISTRY
 
-GENERATED = Path(__file__).parent.parent / "emulator" / "facade_generated.py"
+GENERATED = Path(__file__).parent.parent / "emulator" / "facade" / "generated.py"
 OPS = sorted(REGISTRY.values(), key=lambda op: op.name)
 FACADE_EXTRAS = {"organization_id", "caller"}
 ACTIVITY_EXTRAS = {"activity_type", "timestamp_ms", "generate_app_proofs"}
@@ -23,10 +23,10 @@ ACTIVITY_EXTRAS = {"activity_type", "timestamp_ms", "generate_app_proofs"}
 
 def test_the_checked_in_facade_is_what_the_registry_generates():
     pytest.importorskip("turnkey_sdk_types")  # the results' fields come from its models
-    from emulator.facade_codegen import module_source
+    from emulator.facade.codegen import module_source
 
     assert GENERATED.read_text() == module_source(), (
-        "regenerate: python -m emulator.facade_codegen > emulator/facade_generated.py"
+        "regenerate: python -m emulator.facade.codegen > emulator/facade/generated.py"
     )
 
 
@@ -42,7 +42,7 @@ def test_it_imports_nothing_heavy():
         if isinstance(node, ast.Import | ast.ImportFrom)
         for alias in node.names
     }
-    assert imported == {"typing", "facade_runtime"}
+    assert imported == {"typing", "runtime"}
 
 
 @pytest.mark.parametrize("op", OPS, ids=lambda op: op.name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from emulator import Emulator
-from emulator.world import Settings
+from emulator.engine_state.world import Settings
 
 USER = {
     "user_name": "same",

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from emulator import jsontext
+from emulator.ground import jsontext
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
@@ -80,8 +80,8 @@ def test_hexadecimal_payloads_decode_as_the_pattern_says(payload):
 
 @given(st.integers(min_value=0, max_value=2**64) | st.floats(min_value=0, max_value=2e18))
 def test_timestamps_render_as_their_number_says_whatever_was_rendered_before(ns):
-    from emulator import render
-    from emulator.clock import NANOS_PER_SECOND
+    from emulator.ground import render
+    from emulator.ground.clock import NANOS_PER_SECOND
 
     for _ in range(2):  # the second time from the cache
         got = render.timestamp(ns)
@@ -91,7 +91,7 @@ def test_timestamps_render_as_their_number_says_whatever_was_rendered_before(ns)
 
 
 def test_the_timestamp_cache_stays_bounded():
-    from emulator import render
+    from emulator.ground import render
 
     for ns in range(3 * render._TIMESTAMP_TEXT_MAX):
         render.timestamp(ns)
@@ -104,7 +104,7 @@ def test_the_timestamp_cache_stays_bounded():
 def test_uuid4_sets_the_bits_of_rfc_9562_on_the_stream_bytes(raw):
     import uuid
 
-    from emulator.ids import IdSource
+    from emulator.ground.ids import IdSource
 
     class Drawn(IdSource):
         __slots__ = ()
@@ -120,7 +120,7 @@ def test_uuid4_sets_the_bits_of_rfc_9562_on_the_stream_bytes(raw):
 
 def test_seeded_ids_are_those_of_before():
     """The same seed gives the same ids as the integer arithmetic did (fixed values)."""
-    from emulator.ids import IdSource
+    from emulator.ground.ids import IdSource
 
     source = IdSource(seed=7)
     assert [source.uuid4() for _ in range(2)] == EXPECTED_SEED_7
@@ -134,7 +134,7 @@ def test_the_call_log_reads_the_same_calls_whenever_and_however_it_is_read():
     """Calls are kept as rows until read: every way of reading gives the same Call
     objects, the bodies age out as before, and the oldest calls drop off."""
     from emulator import Emulator
-    from emulator.testing.calls import Call, CallLog
+    from emulator.recorders.calls import Call, CallLog
 
     emu = Emulator(seed=3)
     emu.create_organization("Acme")
@@ -161,7 +161,7 @@ def test_the_call_log_reads_the_same_calls_whenever_and_however_it_is_read():
 
 
 def test_object_checks_name_the_same_paths_first_time_and_after():
-    from emulator.schema import Array, Enum, String, check, obj, opt
+    from emulator.ground.schema import Array, Enum, String, check, obj, opt
 
     spec = obj(a=String(), b=opt(Enum(("X",))), items=Array(obj(c=String())))
     bad = {"a": 1, "b": "Y", "items": [{"c": "ok"}, {"c": 2}, {}]}

@@ -9,8 +9,8 @@ import random
 import pytest
 
 from emulator import Emulator, TurnkeyApiError
-from emulator.errors import TURNKEY_ERROR_DETAIL, PermissionDenied
-from emulator.testing.faults import Fault, Faults, InjectedError
+from emulator.ground.errors import TURNKEY_ERROR_DETAIL, PermissionDenied
+from emulator.recorders.faults import Fault, Faults, InjectedError
 
 from .helpers import NIL_UUID, activity_body, error_of, state_digest, user_params
 

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from emulator.crypto.api_keys import generate_key_pair
-from emulator.numbers import integer, quantity
+from emulator.ground.numbers import integer, quantity
 
 from .fuzzing import FuzzWorld, build_world, check_answer, encode, post
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from emulator.gc_tuning import YOUNG_THRESHOLD, for_latency, settled
+from emulator.ground.gc_tuning import YOUNG_THRESHOLD, for_latency, settled
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,7 +51,7 @@ def test_the_plugin_session_spaces_young_collections(turnkey_org) -> None:
 
 SETTLED_IN_A_FRESH_PROCESS = """
 import gc, weakref
-from emulator.gc_tuning import settled
+from emulator.ground.gc_tuning import settled
 
 class Node:
     def __init__(self):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from emulator import Emulator, Settings, messages
-from emulator.models import Invitation
+from emulator import Emulator, Settings
+from emulator.ground import messages
+from emulator.ground.models import Invitation
 
 from .helpers import NIL_UUID, error_of, fails, violations
 

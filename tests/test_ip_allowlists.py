@@ -7,8 +7,9 @@ import json
 import pytest
 import requests
 
-from emulator import Emulator, TurnkeyApiError, messages
+from emulator import Emulator, TurnkeyApiError
 from emulator.crypto.stamps import sign_stamp
+from emulator.ground import messages
 from emulator.http.server import serving
 
 from .helpers import add_user, error_of, fails, violations

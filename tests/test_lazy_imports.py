@@ -14,7 +14,7 @@ HEAVY = (
     "emulator.ops",
     "emulator.policy",
     "emulator.services.policy_engine",
-    "emulator.state.seedfile",
+    "emulator.facade.seedfile",
     "emulator.state.document",
     "emulator.http",
     "turnkey_http",
@@ -51,7 +51,7 @@ def test_the_first_operation_loads_the_engine_but_no_passkey_or_state_file_code(
         "emu = Emulator(seed=1)\nemu.create_organization()\nemu.get_whoami()"
     )
     assert {"emulator.dispatch", "emulator.ops"} <= loaded
-    assert _heavy(loaded) & {"webauthn", "OpenSSL", "emulator.state.seedfile"} == set()
+    assert _heavy(loaded) & {"webauthn", "OpenSSL", "emulator.facade.seedfile"} == set()
 
 
 def test_the_chains_start_on_the_first_broadcast_only():

@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from emulator.crypto.attested import SCHEME_VERIFICATION_TOKEN, sign_attested_stamp
-from emulator.testing.authenticator import VirtualAuthenticator
+from emulator.crypto.authenticator import VirtualAuthenticator
 from emulator.testing.client_crypto import TargetKey
 
 from .authproxy import EMAIL, Proxy, proxy_served

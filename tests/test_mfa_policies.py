@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from emulator import EMULATOR_BASE_URL, messages
+from emulator import EMULATOR_BASE_URL
 from emulator.accounts import account_spec
-from emulator.testing.authenticator import VirtualAuthenticator
+from emulator.crypto.authenticator import VirtualAuthenticator
+from emulator.ground import messages
 from emulator.testing.client_crypto import TargetKey
 
 from .helpers import add_user, error_of, fails, violations

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from emulator import Emulator
 from emulator.accounts import account_spec
 from emulator.crypto.api_keys import generate_key_pair
-from emulator.testing.authenticator import VirtualAuthenticator
+from emulator.crypto.authenticator import VirtualAuthenticator
 from emulator.testing.client_crypto import TargetKey
 
 from .helpers import api_key_params

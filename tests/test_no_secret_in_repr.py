@@ -33,8 +33,7 @@ import pytest
 
 from emulator import Emulator, Settings, TurnkeyApiError
 from emulator.crypto.base58 import base58_encode
-from emulator.events.signing import webhook_signer
-from emulator.models import Otp
+from emulator.ground.models import Otp
 from emulator.state.journal import Journal
 from emulator.state.persistence import StateFile
 from emulator.testing import client_crypto
@@ -43,6 +42,7 @@ from emulator.testing.client_crypto import (
     decrypt_credential_bundle,
     encrypt_oauth2_client_secret,
 )
+from emulator.webhooks.signing import webhook_signer
 
 from .helpers import api_key_params, new_key
 from .test_export_import import sealed_for_import

@@ -7,13 +7,14 @@ from dataclasses import dataclass
 
 import pytest
 
-from emulator import Emulator, messages
+from emulator import Emulator
+from emulator.facade.oidc import DEFAULT_ISSUER, OidcProvider, nonce_for
+from emulator.ground import messages
 from emulator.testing.client_crypto import (
     TargetKey,
     decrypt_credential_bundle,
     verify_session_jwt,
 )
-from emulator.testing.oidc import DEFAULT_ISSUER, OidcProvider, nonce_for
 
 from .helpers import activity_body, add_user, error_of, fails, violations
 

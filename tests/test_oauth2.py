@@ -12,8 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from emulator import Emulator, messages
+from emulator import Emulator
 from emulator.crypto import jwt
+from emulator.facade.oauth2 import ProviderClient
+from emulator.facade.oidc import nonce_for
+from emulator.ground import messages
 from emulator.services.oauth2 import turnkey_jwks
 from emulator.services.oidc import jwk_public_key
 from emulator.testing.client_crypto import (
@@ -22,8 +25,6 @@ from emulator.testing.client_crypto import (
     encrypt_oauth2_client_secret,
     verify_session_jwt,
 )
-from emulator.testing.oauth2 import ProviderClient
-from emulator.testing.oidc import nonce_for
 
 from .helpers import NIL_UUID, add_user, error_of, fails, violations
 

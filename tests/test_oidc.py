@@ -12,9 +12,10 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-from emulator import Emulator, TurnkeyApiError, messages
+from emulator import Emulator, TurnkeyApiError
+from emulator.facade.oidc import DEFAULT_ISSUER, OidcProvider, nonce_for
+from emulator.ground import messages
 from emulator.services.oidc import OidcIdentity, verify_token
-from emulator.testing.oidc import DEFAULT_ISSUER, OidcProvider, nonce_for
 
 from .helpers import error_of
 

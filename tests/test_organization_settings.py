@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from emulator import Emulator, messages
+from emulator import Emulator
+from emulator.ground import messages
 
 from .helpers import NIL_UUID, api_key_params, error_of, fails, new_key, user_params, violations
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from emulator import Emulator, Settings, TurnkeyApiError, messages
-from emulator.models import Otp
+from emulator import Emulator, Settings, TurnkeyApiError
+from emulator.ground import messages
+from emulator.ground.models import Otp
 from emulator.services import otp as otps
 from emulator.testing.client_crypto import TargetKey, decrypt_credential_bundle
 from emulator.testing.digest import state_digest

@@ -17,8 +17,9 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-from emulator import TurnkeyApiError, messages
-from emulator.models import Otp
+from emulator import TurnkeyApiError
+from emulator.ground import messages
+from emulator.ground.models import Otp
 from emulator.testing import client_crypto
 from emulator.testing.client_crypto import TargetKey, verify_session_jwt
 from emulator.testing.digest import state_digest

@@ -14,12 +14,12 @@ import pytest
 import requests
 
 from emulator import Emulator
+from emulator.engine_state.world import World
+from emulator.ground.transaction import Transaction
 from emulator.http.control import Control
 from emulator.http.server import serving
 from emulator.http.wsgi import WsgiApp
-from emulator.testing.outbox import EMAIL, SMS, Message, Outbox
-from emulator.transaction import Transaction
-from emulator.world import World
+from emulator.recorders.outbox import EMAIL, SMS, Message, Outbox
 
 from .helpers import NIL_UUID, fails
 

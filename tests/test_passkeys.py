@@ -18,9 +18,10 @@ import pytest
 import webauthn
 from webauthn.helpers.structs import AuthenticationCredential, AuthenticatorAssertionResponse
 
-from emulator import TurnkeyApiError, messages
+from emulator import TurnkeyApiError
 from emulator.accounts import account_spec
 from emulator.crypto.api_keys import ApiKeyPair
+from emulator.crypto.authenticator import VirtualAuthenticator
 from emulator.crypto.encoding import b64url_decode, b64url_encode
 from emulator.crypto.webauthn import (
     SCHEME_WEBAUTHN,
@@ -32,9 +33,9 @@ from emulator.crypto.webauthn import (
     read_attestation,
     verify_assertion,
 )
+from emulator.ground import messages
 from emulator.http.app import handle
 from emulator.http.wsgi import WsgiApp
-from emulator.testing.authenticator import VirtualAuthenticator
 
 from .helpers import (
     activity_body,

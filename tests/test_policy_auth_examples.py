@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from emulator.accounts import account_spec
-from emulator.errors import TurnkeyApiError
+from emulator.ground.errors import TurnkeyApiError
 from emulator.testing.client_crypto import TargetKey, decrypt_export_bundle
 
 from .helpers import add_user

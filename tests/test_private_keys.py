@@ -11,8 +11,9 @@ from cryptography.hazmat.primitives.asymmetric.utils import Prehashed, encode_ds
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from eth_account import Account
 
-from emulator import Emulator, Settings, TurnkeyApiError, messages
+from emulator import Emulator, Settings, TurnkeyApiError
 from emulator.accounts import account_spec
+from emulator.ground import messages
 
 from .helpers import (
     BAD_REQUEST,

@@ -1,4 +1,4 @@
-"""The documented rate limits (``emulator/ratelimits.py``, docs/rate-limits.md), in-process.
+"""The documented rate limits (``emulator/engine_state/ratelimits.py``, docs/rate-limits.md), in-process.
 
 Off by default; with ``Settings(rate_limits=PLAN)`` every request to a known organization
 counts toward the plan's bucket of its tree (a minute of the plan's RPS), a sub-organization's
@@ -18,8 +18,8 @@ from hypothesis import given, settings, target
 from hypothesis import strategies as st
 
 from emulator import Emulator, TurnkeyApiError
-from emulator.ratelimits import PLANS, RateLimits, plan_named
-from emulator.world import Settings
+from emulator.engine_state.ratelimits import PLANS, RateLimits, plan_named
+from emulator.engine_state.world import Settings
 from tests.helpers import api_key_params, new_key
 
 MESSAGE = "Too many requests. Please wait and try again in a few seconds"

@@ -23,9 +23,9 @@ from turnkey_sdk_types import GetWhoamiBody, TurnkeyErrorCodes, TurnkeyNetworkEr
 
 from emulator import Emulator, OrganizationHandle
 from emulator.crypto.stamps import sign_stamp
+from emulator.engine_state.world import Settings
 from emulator.http.control import Control
 from emulator.http.server import serving
-from emulator.world import Settings
 from tests.test_rate_limits import BODY_429, MESSAGE, admitted
 from tests.typescript import TypeScriptError, typescript_or_skip
 from tests.wire_bodies import run_async

@@ -12,12 +12,13 @@ import json
 
 import pytest
 
-from emulator import TurnkeyApiError, messages
+from emulator import TurnkeyApiError
 from emulator.accounts import account_spec
 from emulator.crypto.api_keys import ApiKeyPair
+from emulator.crypto.authenticator import VirtualAuthenticator
 from emulator.crypto.webauthn import SCHEME_WEBAUTHN
+from emulator.ground import messages
 from emulator.http.app import handle
-from emulator.testing.authenticator import VirtualAuthenticator
 from emulator.testing.client_crypto import TargetKey, decrypt_credential_bundle
 
 from .helpers import (

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from emulator import Emulator
-from emulator.facade_runtime import facade_method_names
+from emulator.facade.runtime import facade_method_names
+from emulator.ground.schema import Array, Object
 from emulator.ops import ACTIVITY, QUERY, REGISTRY, find_by_path
 from emulator.ops.table import operations_table
-from emulator.schema import Array, Object
 
 turnkey_http = pytest.importorskip("turnkey_http")
 sdk_types = pytest.importorskip("turnkey_sdk_types")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from emulator import messages
+from emulator.ground import messages
 from emulator.testing import client_crypto
 from emulator.testing.client_crypto import TargetKey
 

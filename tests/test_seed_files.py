@@ -12,10 +12,10 @@ import pytest
 
 from emulator import Emulator
 from emulator.crypto.api_keys import key_pair_from_private
-from emulator.errors import TurnkeyApiError
+from emulator.facade.seedfile import QuorumSeed, SeedError, SeedResult
+from emulator.ground.errors import TurnkeyApiError
 from emulator.http.app import handle
 from emulator.state.placeholders import fill
-from emulator.state.seedfile import QuorumSeed, SeedError, SeedResult
 from emulator.state.seedplan import parse
 
 from .helpers import encode, stamped_headers, state_digest
@@ -721,7 +721,7 @@ def test_secrets_of_a_seed_file_stay_out_of_reprs():
             }
         ]
     }
-    from emulator.state import seedfile
+    from emulator.facade import seedfile
 
     emu = Emulator()
     result = emu.seed(spec)

@@ -240,7 +240,7 @@ def test_on_second_runs_on_the_servers_loop_again_and_again():
 def test_freeze_young_collects_the_young_cycles_and_freezes_the_rest():
     import gc
 
-    from emulator.gc_tuning import freeze_young
+    from emulator.ground.gc_tuning import freeze_young
 
     class Node:
         pass

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from emulator import messages
 from emulator.accounts import account_spec
 from emulator.crypto.stamps import sign_stamp
+from emulator.ground import messages
 from emulator.http.app import handle
 from emulator.testing.client_crypto import TargetKey, verify_session_jwt
 

@@ -19,7 +19,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-from emulator import Emulator, messages
+from emulator import Emulator
+from emulator.ground import messages
 from emulator.testing.client_crypto import (
     TargetKey,
     decrypt_credential_bundle,

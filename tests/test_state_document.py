@@ -13,10 +13,10 @@ import pytest
 from emulator import Emulator, TurnkeyApiError
 from emulator.accounts import account_spec
 from emulator.crypto.addresses import AddressOptions
+from emulator.engine_state.world import Settings
+from emulator.ground.models import Activity
 from emulator.http.app import handle
-from emulator.models import Activity
 from emulator.state import document
-from emulator.world import Settings
 
 from .helpers import api_key_params, encode, new_key, stamped_headers, state_digest, user_params
 

@@ -123,7 +123,7 @@ def test_threads_committing_at_once_replay_to_the_live_state(tmp_path):
     at once leave a file that replays to exactly the live document."""
     import threading
 
-    from emulator.world import Settings
+    from emulator.engine_state.world import Settings
 
     emu = Emulator(seed=9, settings=Settings(max_wallets_per_organization=1000))
     emu.create_organization("Acme")
@@ -149,7 +149,7 @@ def test_threads_committing_at_once_replay_to_the_live_state(tmp_path):
 def test_the_newer_operations_replay_to_the_live_document(tmp_path):
     """IP allowlists, API-only users, one-field user updates, legacy policy and
     sub-organization versions: each write reaches the journal as it reaches the state."""
-    from emulator.testing.authenticator import VirtualAuthenticator
+    from emulator.crypto.authenticator import VirtualAuthenticator
 
     emu, journal = journaled(tmp_path, compact_every=10**9)
     emu.create_organization("Acme")

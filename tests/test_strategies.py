@@ -23,8 +23,7 @@ from emulator import Emulator, TurnkeyApiError
 from emulator.accounts import account_spec
 from emulator.crypto.addresses import curves_for
 from emulator.crypto.eip712 import typed_data_digest
-from emulator.ops import ACTIVITY, REGISTRY
-from emulator.schema import (
+from emulator.ground.schema import (
     Array,
     Enum,
     Integer,
@@ -37,6 +36,7 @@ from emulator.schema import (
     opt,
     uuid,
 )
+from emulator.ops import ACTIVITY, REGISTRY
 from emulator.testing import strategies as ts
 from emulator.testing.state_machine import check_signature, state_digest
 

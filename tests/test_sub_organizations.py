@@ -7,13 +7,14 @@ from typing import Any
 
 import pytest
 
-from emulator import Emulator, OrganizationHandle, messages
+from emulator import Emulator, OrganizationHandle
 from emulator.accounts import account_spec
 from emulator.crypto.api_keys import ApiKeyPair
-from emulator.errors import TurnkeyApiError
+from emulator.facade.oidc import OidcProvider
+from emulator.ground import messages
+from emulator.ground.errors import TurnkeyApiError
 from emulator.testing import VirtualAuthenticator, client_crypto
 from emulator.testing.client_crypto import TargetKey
-from emulator.testing.oidc import OidcProvider
 
 from .helpers import (
     NIL_UUID,

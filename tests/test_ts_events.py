@@ -11,7 +11,7 @@ import pytest
 
 from emulator import Emulator
 from emulator.accounts import account_spec
-from emulator.world import Settings
+from emulator.engine_state.world import Settings
 from tests.typescript import TypeScript, TypeScriptError, client_calls, typescript_or_skip
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -8,10 +8,11 @@ import json
 
 import pytest
 
-from emulator import Emulator, messages
+from emulator import Emulator
+from emulator.crypto.authenticator import VirtualAuthenticator
+from emulator.ground import messages
 from emulator.http.app import handle
 from emulator.policy import selectors
-from emulator.testing.authenticator import VirtualAuthenticator
 from emulator.testing.client_crypto import TargetKey
 
 from .helpers import (

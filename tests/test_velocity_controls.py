@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 import rlp as pyrlp
 
-from emulator import Emulator, messages
+from emulator import Emulator
 from emulator.accounts import account_spec
+from emulator.ground import messages
 
 from .helpers import add_user, error_of, fails, state_digest, violations
 

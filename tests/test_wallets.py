@@ -13,10 +13,11 @@ import logging
 import coincurve
 import pytest
 
-from emulator import Emulator, Settings, TurnkeyApiError, messages
+from emulator import Emulator, Settings, TurnkeyApiError
 from emulator.accounts import DEFAULT_PATHS, account_spec
 from emulator.crypto import hd
 from emulator.crypto.addresses import ADDRESS_FORMATS
+from emulator.ground import messages
 
 from .helpers import NIL_UUID, activity_body, error_of, fails, state_digest, violations
 

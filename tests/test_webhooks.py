@@ -18,11 +18,12 @@ import pytest
 from nacl.exceptions import BadSignatureError
 from nacl.signing import VerifyKey
 
-from emulator import Emulator, TurnkeyApiError, messages
+from emulator import Emulator, TurnkeyApiError
 from emulator.accounts import account_spec
+from emulator.engine_state.world import Settings
+from emulator.ground import messages
 from emulator.http.control import Control
 from emulator.http.server import serving
-from emulator.world import Settings
 
 from .helpers import add_user, error_of, fails
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from emulator import messages
+from emulator.ground import messages
 
 from .helpers import NIL_UUID, activity_body, encode, user_params
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import InvalidArgument, NotFound, PermissionDenied
-from ..schema import Array, Boolean, Enum, Object, String, obj, opt
+from ..ground.errors import InvalidArgument, NotFound, PermissionDenied
+from ..ground.schema import Array, Boolean, Enum, Object, String, obj, opt
 from .config import EMAIL, PASSKEY, SMS, WALLET
 from .run import Run, checked, disabled, token_claims
 
@@ -265,7 +265,7 @@ def _account(run: Run, params: Json) -> Json:
 
 def _check_token_contact(run: Run, token: str, otp_type: str, contact: str) -> None:
     from ..crypto import jwt
-    from ..enclave import TLS_FETCHER
+    from ..crypto.enclave import TLS_FETCHER
 
     key = run.emulator.world.enclave.key(TLS_FETCHER).public_key()
     try:

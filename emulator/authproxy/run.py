@@ -4,17 +4,38 @@ the checks every endpoint shares."""
 from __future__ import annotations
 
 import base64
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .. import jsontext
-from ..errors import InvalidArgument, NotFound, PermissionDenied, ValidationFailed
-from ..schema import Object, check
+from ..ground import jsontext
+from ..ground.errors import InvalidArgument, NotFound, PermissionDenied, ValidationFailed
+from ..ground.schema import Object, check
 from .config import AuthProxyConfig
 
 if TYPE_CHECKING:
-    from ..api import Emulator
+    from ..engine_state.world import World
+    from ..ground.clock import Clock
 
 Json = dict[str, Any]
+
+
+class Emulator(Protocol):
+    """What the Auth Proxy needs of the emulator that owns it (``emulator.Emulator`` is one:
+    it makes ``emu.auth_proxy``). The proxy sits below the facade and names it through this."""
+
+    _first_org_id: str | None
+
+    @property
+    def world(self) -> World: ...
+    @property
+    def clock(self) -> Clock: ...
+    def call(
+        self,
+        operation: str,
+        parameters: Json | None = None,
+        *,
+        organization_id: str | None = None,
+        activity_type: str | None = None,
+    ) -> Json: ...
 
 
 class Run:

@@ -34,16 +34,13 @@ turnkeyErrorCode}`` (the proxy's ``rpcStatus`` with the API's extra field).
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .. import jsontext
-from ..errors import NOT_FOUND, InvalidArgument, TurnkeyApiError, Unauthenticated
+from ..ground import jsontext
+from ..ground.errors import NOT_FOUND, InvalidArgument, TurnkeyApiError, Unauthenticated
 from .config import AuthProxyConfig, config_id_for, new_config
 from .endpoints import ENDPOINTS
-from .run import Run
-
-if TYPE_CHECKING:
-    from ..api import Emulator
+from .run import Emulator, Run
 
 Json = dict[str, Any]
 CONFIG_HEADER = "X-Auth-Proxy-Config-ID"

@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from .. import jsontext
+from ..ground import jsontext
 from .errors import ChainError, ChainUnavailable, Revert
 from .evm import DEFAULT_PRIORITY_FEE, Receipt
 

@@ -7,6 +7,9 @@ The checks import the official SDK (``turnkey_http``), ``hypothesis`` and the cr
 libraries, never the engine: they judge the real service with nothing of ours in between.
 This module holds only the command line, so ``cli.py`` can offer the command when the
 optional dependencies are missing and answer with a clear error.
+
+Layer: the top, beside ``testing/`` and ``emulator.accounts`` (none imports another).
+May import: the ground only (``ground/jsontext.py``); it talks to the emulator over the wire.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from nacl.exceptions import BadSignatureError
 from nacl.signing import VerifyKey
 from pyhpke import AEADId, CipherSuite, KDFId, KEMId
 
-from .. import jsontext  # json.loads with a bound on nesting (standard library only)
+from ..ground import jsontext  # json.loads with a bound on nesting (standard library only)
 
 #: The signer key of Turnkey's production enclaves, pinned by the official SDKs
 #: (``@turnkey/crypto`` ``PRODUCTION_SIGNER_SIGN_PUBLIC_KEY``).

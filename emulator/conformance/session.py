@@ -35,7 +35,7 @@ from turnkey_sdk_types import (
     TurnkeyNetworkError,
 )
 
-from .. import jsontext  # json.loads with a bound on nesting (standard library only)
+from ..ground import jsontext  # json.loads with a bound on nesting (standard library only)
 from .report import Mismatch
 
 Json = dict[str, Any]

@@ -2,7 +2,7 @@
 JSON type of each. A key the endpoint answers beyond these is not a difference (the API
 grows); a missing key or another type is.
 
-Built from the emulator's rendering (``emulator/render.py``) of the objects the checks
+Built from the emulator's rendering (``emulator/ground/render.py``) of the objects the checks
 read, which follows the official OpenAPI document's required fields.
 """
 

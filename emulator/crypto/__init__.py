@@ -1,1 +1,4 @@
-"""Cryptographic primitives. Imports nothing from the layers above."""
+"""Cryptographic primitives. Imports nothing from the layers above.
+
+Layer: just above the ground. May import: the ground only.
+"""

@@ -21,7 +21,7 @@ import base64
 import json
 from dataclasses import dataclass
 
-from .. import jsontext
+from ..ground import jsontext
 from .api_keys import P256, ApiKeyPair, sign_ecdsa, verify_ecdsa
 
 ATTESTED_STAMP_HEADER = "X-Stamp-Attested"

@@ -12,9 +12,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .. import jsontext
-from ..jsontext import MAX_DEPTH
-from ..numbers import quantity
+from ..ground import jsontext
+from ..ground.jsontext import MAX_DEPTH
+from ..ground.numbers import quantity
 from .hashing import keccak256
 
 DOMAIN_TYPE = "EIP712Domain"

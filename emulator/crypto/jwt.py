@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import (
     encode_dss_signature,
 )
 
-from .. import jsontext
+from ..ground import jsontext
 from .encoding import b64url_decode, b64url_encode
 
 Json = dict[str, Any]

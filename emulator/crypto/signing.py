@@ -18,8 +18,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import Prehashed, decode_dss_signature
 from nacl.signing import SigningKey
 
-from .. import jsontext
-from ..numbers import quantity
+from ..ground import jsontext
+from ..ground.numbers import quantity
 from . import rlp
 from .curves import ED25519, P256, P256_ORDER, SECP256K1, SECP256K1_ORDER
 from .eip712 import TypedDataError, parse_typed_data, typed_data_digest

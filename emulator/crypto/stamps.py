@@ -16,7 +16,7 @@ import base64
 import json
 from dataclasses import dataclass
 
-from .. import jsontext
+from ..ground import jsontext
 from .api_keys import (
     ED25519,
     P256,

@@ -23,7 +23,7 @@ from cryptography.exceptions import InvalidSignature
 
 # The ``webauthn`` library (and the pyOpenSSL it brings) loads on the first passkey it
 # reads, not with the package: most runs never see one.
-from .. import jsontext
+from ..ground import jsontext
 from .encoding import b64url_decode, b64url_encode
 
 

@@ -6,4 +6,8 @@ key the emulator holds), the outbox, the call log, webhook deliveries where the 
 them, and the clock and fault controls. Plain files in ``static/`` (no build step, nothing
 from the network); JSON views in ``views.py``; routes in ``routes.py``, reached through
 ``emulator/http/site.py`` behind the control plane's guard.
+
+Layer: a door, with ``http/`` (it is served by the HTTP door, under ``/emulator/ui``;
+the two may import each other's modules but never in a circle). May import: http, the
+facade and everything below; never the CLI, the pytest plugin nor ``testing/``.
 """

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..testing.outbox import Message
+from ..recorders.outbox import Message
 
 Json = dict[str, Any]
 

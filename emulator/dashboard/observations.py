@@ -8,13 +8,13 @@ from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from ..clock import NANOS_PER_MILLI
-from ..world import World
+from ..engine_state.world import World
+from ..ground.clock import NANOS_PER_MILLI
 from .mail import rendered_message
 from .params import ViewError, page
 
 if TYPE_CHECKING:
-    from ..api import Emulator
+    from ..facade.api import Emulator
 
 Json = dict[str, Any]
 

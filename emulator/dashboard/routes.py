@@ -22,9 +22,9 @@ from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from .. import jsontext
-from ..errors import INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED
-from ..http.site import DASHBOARD_PREFIX, Answer, error_answer
+from ..ground import jsontext
+from ..ground.errors import INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED
+from ..http.answers import DASHBOARD_PREFIX, Answer, error_answer
 from . import observations, views, voting
 from .params import ViewError
 

@@ -15,17 +15,17 @@ from collections.abc import Iterable, Mapping
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from .. import render
-from ..clock import NANOS_PER_MILLI
 from ..crypto.api_keys import ApiKeyPair
-from ..models import Activity, Organization, Wallet
+from ..engine_state.world import World
+from ..ground import render
+from ..ground.clock import NANOS_PER_MILLI
+from ..ground.models import Activity, Organization, Wallet
 from ..services import activity_lookup
-from ..world import World
 from .observations import clock, webhook_state, webhooks_of
 from .params import ViewError, page, text
 
 if TYPE_CHECKING:
-    from ..api import Emulator
+    from ..facade.api import Emulator
 
 Json = dict[str, Any]
 

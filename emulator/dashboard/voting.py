@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from .. import jsontext
 from ..crypto.stamps import sign_stamp
+from ..ground import jsontext
 from ..http.app import handle
 from ..ops.registry import SUBMIT_PREFIX
 from ..services import activity_lookup
@@ -20,7 +20,7 @@ from .params import ViewError, text
 from .views import held_key_of
 
 if TYPE_CHECKING:
-    from ..api import Emulator
+    from ..facade.api import Emulator
 
 Json = dict[str, Any]
 

@@ -1,8 +1,12 @@
-"""Events the service sends out: webhook deliveries (signed, retried, recorded).
+"""Events the service sends out: what each committed change means for the subscribed webhook
+endpoints.
 
-``urls.py`` says which URLs an endpoint may have; ``signing.py`` signs a delivery as the
-real service does; ``activity_updates.py`` turns committed activity status changes into
-deliveries for the subscribed endpoints; ``deliveries.py`` sends them (a background thread,
-or synchronously) through ``transport.py`` and records every attempt (``records.py``) for
-tests (``emu.webhooks``).
+``activity_updates.py`` turns committed activity status changes into deliveries,
+``send_status.py`` the status changes of broadcast transactions, ``balance_updates.py`` the
+balance changes they make (the chain's receipt is passed down by the services that
+broadcast). The deliveries themselves (queue, attempts, signatures, transport, allowed URLs)
+are ``emulator/webhooks/``, held by the world.
+
+Layer: beside ``state/``, ``policy/`` and ``chains/`` (none imports another), below the
+services. May import: the world's state, webhooks, the recorders, crypto and the ground.
 """

@@ -23,12 +23,12 @@ import hashlib
 import json
 import operator
 
-from .. import render
-from ..models import Activity, Organization, WebhookEndpoint
-from ..store import Store
-from ..transaction import Transaction
-from ..world import World
-from .records import Payload
+from ..engine_state.store import Store
+from ..engine_state.world import World
+from ..ground import render
+from ..ground.models import Activity, Organization, WebhookEndpoint
+from ..ground.transaction import Transaction
+from ..webhooks.records import Payload
 
 ACTIVITY_UPDATES = "ACTIVITY_UPDATES"
 BILLING_SCOPED = frozenset(

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
+from typing import Any
 
-from ..models import Organization, SentTransaction, WebhookEndpoint
-from ..store import Store
-from ..transaction import Transaction
-from ..world import World
+from ..engine_state.store import Store
+from ..engine_state.world import World
+from ..ground.models import Organization, SentTransaction, WebhookEndpoint
+from ..ground.transaction import Transaction
 from .activity_updates import event_id_of
 from .send_status import INCLUDED, billing_organization, enqueue_billing_event, subscribed
 
@@ -30,14 +32,23 @@ FINALIZED = "BALANCE_FINALIZED_UPDATES"
 _TYPES = ((CONFIRMED, "balances:confirmed", 0), (FINALIZED, "balances:finalized", 2))
 
 
-def note(world: World, tx: Transaction, org: Organization, sent: SentTransaction) -> None:
-    """Queue the balance changes of ``sent`` when ``tx`` commits, if any endpoint wants them."""
+def note(
+    world: World,
+    tx: Transaction,
+    org: Organization,
+    sent: SentTransaction,
+    chain: Callable[[], tuple[Any, Any]],
+) -> None:
+    """Queue the balance changes of ``sent`` when ``tx`` commits, if any endpoint wants them.
+    ``chain()`` gives, once it has committed, the chain's receipt of the transaction (None
+    when it has none) and its network of ``chains/catalog.py``: the services that broadcast
+    pass it down, the events do not know the chains."""
     if sent.outcome != INCLUDED or sent.tx_hash is None or not sent.caip2.startswith("eip155:"):
         return
     billing = billing_organization(world.store, org)
     wanted = [(t, name, blocks, subscribed(billing, t)) for t, name, blocks in _TYPES]
     if any(endpoints for *_, endpoints in wanted):
-        tx.on_commit(functools.partial(_emit, world, billing, sent, wanted))
+        tx.on_commit(functools.partial(_emit, world, billing, sent, wanted, chain))
 
 
 def _emit(
@@ -45,14 +56,11 @@ def _emit(
     billing: Organization,
     sent: SentTransaction,
     wanted: list[tuple[str, str, int, list[WebhookEndpoint]]],
+    chain: Callable[[], tuple[Any, Any]],
 ) -> None:
-    from ..chains import catalog
-    from ..chains.network import chains_of
-
-    receipt = chains_of(world).evm(sent.caip2).receipt(sent.tx_hash)
+    receipt, network = chain()
     if receipt is None or receipt.status != 1 or not receipt.value or receipt.to is None:
         return
-    network = catalog.network(sent.caip2)
     block_ms = int(world.settings.chain_block_time_s * 1000)
     for operation, address in (("withdraw", receipt.sender), ("deposit", receipt.to)):
         owner = _account_owner(world.store, billing, address)

@@ -17,12 +17,12 @@ from __future__ import annotations
 import functools
 import json
 
-from ..models import Organization, SentTransaction, WebhookEndpoint
-from ..store import Store
-from ..transaction import Transaction
-from ..world import World
+from ..engine_state.store import Store
+from ..engine_state.world import World
+from ..ground.models import Organization, SentTransaction, WebhookEndpoint
+from ..ground.transaction import Transaction
+from ..webhooks.records import Payload
 from .activity_updates import event_id_of
-from .records import Payload
 
 SEND_TRANSACTION_STATUS_UPDATES = "SEND_TRANSACTION_STATUS_UPDATES"
 BROADCASTING = "BROADCASTING"

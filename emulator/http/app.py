@@ -14,7 +14,6 @@ import uuid
 from collections.abc import Mapping
 from http import HTTPStatus
 
-from .. import jsontext, messages, ratelimits
 from ..crypto.attested import (
     ATTESTED_STAMP_HEADER,
     AttestedStamp,
@@ -29,7 +28,10 @@ from ..crypto.webauthn import (
     parse_webauthn_stamp_header,
 )
 from ..dispatch import Request, dispatch
-from ..errors import (
+from ..engine_state import ratelimits
+from ..engine_state.world import World
+from ..ground import jsontext, messages
+from ..ground.errors import (
     INTERNAL,
     NOT_FOUND,
     UNIMPLEMENTED,
@@ -38,7 +40,6 @@ from ..errors import (
     Unauthenticated,
 )
 from ..ops import find_by_path
-from ..world import World
 
 
 def handle(

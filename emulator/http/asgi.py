@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from ..errors import INVALID_ARGUMENT, RESOURCE_EXHAUSTED
-from ..numbers import integer
+from ..ground.errors import INVALID_ARGUMENT, RESOURCE_EXHAUSTED
+from ..ground.numbers import integer
 from .site import Answer, Site, error_answer
 
 Scope = dict[str, Any]

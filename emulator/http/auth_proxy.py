@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 
 from ..authproxy.service import CONFIG_HEADER, AuthProxy
-from ..errors import PERMISSION_DENIED, UNIMPLEMENTED
+from ..ground.errors import PERMISSION_DENIED, UNIMPLEMENTED
 from .options import WireOptions
 
 PREFIX = "/authproxy"

@@ -20,12 +20,12 @@ shape ``{code, message, details, turnkeyErrorCode}``.
 * ``outbox`` ``{channel?, to?, template?, organizationId?}`` (GET or POST) → ``{messages:
   [...]}``, the e-mails and SMS the service would have sent, oldest first (each ``{id,
   timeNs, timeMs, channel, to, senderAddress, senderName, replyTo, template,
-  organizationId, fields}``; see ``emulator/testing/outbox.py``); ``outbox/clear``.
+  organizationId, fields}``; see ``emulator/recorders/outbox.py``); ``outbox/clear``.
 * ``oauth2/clients`` ``{provider?, clientId?, clientSecret?, redirectUris?}`` → ``{provider,
   clientId, clientSecret}``: an app registered with the built-in OAuth 2.0 provider;
   ``oauth2/authorize`` ``{provider, clientId, userId, redirectUri, codeChallenge,
   codeChallengeMethod?, expiresInSeconds?}`` → ``{code}``: that provider's user grants the
-  app access (``emulator/testing/oauth2.py``).
+  app access (``emulator/facade/oauth2.py``).
 * ``auth_proxy`` (GET or POST) → ``{configs: [...]}``; ``auth_proxy/configure``
   ``{configId?, organizationId?, enabledProviders?, sessionExpirationSeconds?, ...}`` →
   the new configuration (or, with ``configId``, that one updated); see
@@ -33,11 +33,11 @@ shape ``{code, message, details, turnkeyErrorCode}``.
 * ``webhooks`` ``{endpointId?, eventType?, state?, organizationId?}`` (GET or POST) →
   ``{deliveries: [...]}``, every webhook delivery with its attempts (each ``{id, eventId,
   eventType, endpointId, organizationId, url, body, createdMs, state, attempts: [{number,
-  timeMs, headers, status, answer, error}], nextAttemptMs}``; ``events/deliveries.py``);
+  timeMs, headers, status, answer, error}], nextAttemptMs}``; ``webhooks/deliveries.py``);
   ``webhooks/clear``; ``webhooks/run`` ``{synchronous?, timeoutSeconds?}`` → ``{settled,
   synchronous}`` (sets the switch, then waits until no attempt is due).
 * ``rate_limits`` (GET, or POST ``{plan?}``) → ``{plan, plans, ...}``: the documented rate
-  limits enforced (``emulator/ratelimits.py``); POST ``{"plan": "pro"}`` turns them on with
+  limits enforced (``emulator/engine_state/ratelimits.py``); POST ``{"plan": "pro"}`` turns them on with
   fresh buckets, ``{"plan": null}`` off; an unknown plan is a 400 naming the valid ones.
 """
 
@@ -47,13 +47,19 @@ import dataclasses
 import json
 from typing import TYPE_CHECKING, Any
 
-from .. import jsontext
-from ..codec import camel
-from ..errors import INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED
-from ..ratelimits import BUCKET_SECONDS, ENDPOINT_RPS, PLANS, SUB_ORGANIZATION_RPS, plan_named
+from ..engine_state.ratelimits import (
+    BUCKET_SECONDS,
+    ENDPOINT_RPS,
+    PLANS,
+    SUB_ORGANIZATION_RPS,
+    plan_named,
+)
+from ..ground import jsontext
+from ..ground.codec import camel
+from ..ground.errors import INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED
 
 if TYPE_CHECKING:
-    from ..api import Emulator
+    from ..facade.api import Emulator
 
 PREFIX = "/emulator/v1/"
 Json = dict[str, Any]

@@ -15,7 +15,7 @@ import requests
 from requests.adapters import BaseAdapter
 from requests.structures import CaseInsensitiveDict
 
-from ..world import World
+from ..engine_state.world import World
 from .app import answer, status_line
 
 

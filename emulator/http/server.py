@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ..world import World
+from ..engine_state.world import World
 from .asgi import AsgiApp
 from .control import Control
 from .options import WireOptions

@@ -24,52 +24,25 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import (
+from ..engine_state.world import World
+from ..ground.errors import (
     INVALID_ARGUMENT,
     NOT_FOUND,
     PERMISSION_DENIED,
     UNAUTHENTICATED,
     UNIMPLEMENTED,
 )
-from ..events.signing import JWKS_PATH, webhook_signer
 from ..ops.registry import SUBMIT_PREFIX
-from ..world import World
+from ..webhooks.signing import JWKS_PATH, webhook_signer
 from . import auth_proxy
+from .answers import DASHBOARD_PREFIX, JSON_TYPE, Answer, Headers, error_answer
 from .app import answer as api_answer
 from .control import PREFIX as CONTROL_PREFIX
 from .control import Control
 from .options import CORS_ALLOWED_HEADERS, LOOPBACK_NAMES, WireOptions
 
-DASHBOARD_PREFIX = "/emulator/ui"
-
 PUBLIC_PREFIX = "/public/"
-Headers = list[tuple[str, str]]
-Answer = tuple[int, Headers, bytes]
-JSON_TYPE = ("Content-Type", "application/json")
 PREFLIGHT_MAX_AGE_S = "600"
-
-
-def error_answer(
-    status: int, code: int, message: str, turnkey_error_code: str = "", headers: Headers = ()
-) -> Answer:
-    """An answer of the HTTP layer itself, in the API's error shape."""
-    details = (
-        [
-            {
-                "@type": "type.googleapis.com/errors.v1.TurnkeyErrorDetail",
-                "turnkeyErrorCode": turnkey_error_code,
-            }
-        ]
-        if turnkey_error_code
-        else []
-    )
-    body = {
-        "code": code,
-        "message": message,
-        "details": details,
-        "turnkeyErrorCode": turnkey_error_code,
-    }
-    return status, [JSON_TYPE, *headers], json.dumps(body).encode()
 
 
 def host_name(authority: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ..world import World
+from ..engine_state.world import World
 from .app import status_line
 from .asgi import length_refusal, too_large
 from .control import Control

@@ -1,4 +1,9 @@
-"""The operations, one module per family; importing this fills the registry."""
+"""The operations, one module per family; importing this fills the registry.
+
+Layer: the operations, below the request path (``dispatch.py``). May import: services and
+everything below; never dispatch, the facade nor a door. What lower layers need of the
+table they reach through ``operation_table.py`` (Protocols and a loader installed here).
+"""
 
 from . import (
     active_policies,

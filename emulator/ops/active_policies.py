@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..ground.schema import obj
 from ..policy import PolicyEvaluationError, Timestamp, parse
-from ..schema import obj
 from ..services.context import Context
 from .registry import query
 

@@ -6,17 +6,17 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from .. import messages, render
-from ..enums import ACTIVITY_STATUSES, ACTIVITY_TYPES
-from ..errors import InvalidArgument, NotFound
-from ..ids import uuid7_from
-from ..models import Activity, Organization
-from ..schema import Array, Enum, String, obj, opt, uuid
+from ..engine_state.world import World
+from ..ground import messages, render
+from ..ground.enums import ACTIVITY_STATUSES, ACTIVITY_TYPES
+from ..ground.errors import InvalidArgument, NotFound
+from ..ground.ids import uuid7_from
+from ..ground.models import Activity, Organization
+from ..ground.schema import Array, Enum, String, obj, opt, uuid
 from ..services import activity_lookup, consensus, mfa
 from ..services.activities import new_vote
 from ..services.context import Context
 from ..services.pagination import PAGINATION, paginate
-from ..world import World
 from .registry import Version, activity, query
 
 Params = dict[str, Any]

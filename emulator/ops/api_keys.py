@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages, render
-from ..errors import NotFound
-from ..models import ApiKey, Organization
-from ..schema import Array, obj, opt, uuid
+from ..ground import messages, render
+from ..ground.errors import NotFound
+from ..ground.models import ApiKey, Organization
+from ..ground.schema import Array, obj, opt, uuid
 from ..services.context import Context
 from ..services.credentials import add_api_key
 from .params import API_KEY_PARAMS, API_KEY_PARAMS_V2, upgrade_api_key

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages, render
-from ..errors import NotFound
-from ..models import Authenticator, Organization
-from ..schema import Array, obj, uuid
+from ..ground import messages, render
+from ..ground.errors import NotFound
+from ..ground.models import Authenticator, Organization
+from ..ground.schema import Array, obj, uuid
 from ..services.context import Context
 from ..services.credentials import add_authenticator
 from .params import (

@@ -14,14 +14,14 @@ import datetime
 from decimal import Decimal
 from typing import Any
 
-from .. import messages
 from ..chains import catalog
 from ..chains.errors import ChainUnavailable
 from ..chains.network import chains_of
 from ..crypto.addresses.chains import eip55
-from ..errors import InvalidArgument
-from ..numbers import integer
-from ..schema import Enum, String, obj, opt
+from ..ground import messages
+from ..ground.errors import InvalidArgument
+from ..ground.numbers import integer
+from ..ground.schema import Enum, String, obj, opt
 from ..services import broadcast
 from ..services.context import Context
 from ..services.pagination import PAGINATION

@@ -17,7 +17,7 @@ from typing import Any
 from ..chains import catalog
 from ..chains.errors import ChainUnavailable
 from ..chains.network import chains_of
-from ..schema import Array, Boolean, Enum, String, obj, opt
+from ..ground.schema import Array, Boolean, Enum, String, obj, opt
 from ..services import broadcast, evm_send, undelegation
 from ..services.context import Context
 from .registry import Version, activity, query

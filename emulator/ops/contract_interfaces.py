@@ -12,12 +12,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from .. import jsontext, messages, render
 from ..crypto.base58 import base58_decode
-from ..errors import InvalidArgument, NotFound
-from ..models import Organization, SmartContractInterface
+from ..ground import jsontext, messages, render
+from ..ground.errors import InvalidArgument, NotFound
+from ..ground.models import Organization, SmartContractInterface
+from ..ground.schema import Enum, String, label, obj, opt, uuid
 from ..policy import abi, idl
-from ..schema import Enum, String, label, obj, opt, uuid
 from ..services.context import Context
 from .registry import Version, activity, query
 

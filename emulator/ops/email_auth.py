@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages
-from ..errors import InvalidArgument
-from ..schema import Boolean, String, label, obj, opt
+from ..ground import messages
+from ..ground.errors import InvalidArgument
+from ..ground.schema import Boolean, String, label, obj, opt
 from ..services import issuance
 from ..services.context import Context
 from ..services.emails import (

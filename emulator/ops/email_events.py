@@ -1,6 +1,6 @@
 """E-mail events: list_email_events, the provider's events about the organization's e-mails.
 
-Fed by the outbox (``testing/email_events.py``): a ``Send`` for every e-mail, and what a
+Fed by the outbox (``recorders/email_events.py``): a ``Send`` for every e-mail, and what a
 test marks (``emu.outbox.mark_delivered``, ``mark_bounced``, ``mark_opened``...). The list
 is the organization's events for one recipient (``email``, any case), optionally of one
 ``eventType``, most recent first, with the real cursor pagination (by event id).
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..schema import String, obj, opt
+from ..ground.schema import String, obj, opt
 from ..services.context import Context
 from ..services.pagination import PAGINATION, paginate
 from .registry import query

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages
-from ..errors import InvalidArgument, NotFound
-from ..models import Organization, Wallet, WalletAccount
-from ..schema import Enum, String, obj, opt, uuid
+from ..ground import messages
+from ..ground.errors import InvalidArgument, NotFound
+from ..ground.models import Organization, Wallet, WalletAccount
+from ..ground.schema import Enum, String, obj, opt, uuid
 from ..services import bundles, keys
 from ..services.context import Context
 from .private_keys import find_private_key

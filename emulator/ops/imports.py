@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages
-from ..enums import ADDRESS_FORMATS, CURVES
-from ..errors import ValidationFailed
-from ..schema import Array, Enum, String, Violations, label, obj, uuid
+from ..ground import messages
+from ..ground.enums import ADDRESS_FORMATS, CURVES
+from ..ground.errors import ValidationFailed
+from ..ground.schema import Array, Enum, String, Violations, label, obj, uuid
 from ..services import imports
 from ..services.context import Context
 from .private_keys import new_private_key

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages
-from ..errors import NotFound, ResourceExhausted
-from ..models import Invitation, Organization
-from ..schema import Array, Enum, String, label, obj, uuid
+from ..ground import messages
+from ..ground.errors import NotFound, ResourceExhausted
+from ..ground.models import Invitation, Organization
+from ..ground.schema import Array, Enum, String, label, obj, uuid
+from ..recorders.outbox import EMAIL
 from ..services.context import Context
-from ..testing.outbox import EMAIL
 from .registry import Version, activity
 from .users import check_user_tags, find_user
 

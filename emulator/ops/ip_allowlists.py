@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages
-from ..errors import InvalidArgument, NotFound
-from ..models import IpAllowlist
-from ..schema import Array, Boolean, Enum, String, obj, opt
+from ..ground import messages
+from ..ground.errors import InvalidArgument, NotFound
+from ..ground.models import IpAllowlist
+from ..ground.schema import Array, Boolean, Enum, String, obj, opt
 from ..services import ip_allowlists
 from ..services.context import Context
 from .registry import Version, activity, query

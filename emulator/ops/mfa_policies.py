@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages, render
-from ..errors import NotFound
-from ..models import MfaPolicy, Organization
-from ..schema import Array, Enum, Integer, String, label, obj, opt, uuid
+from ..ground import messages, render
+from ..ground.errors import NotFound
+from ..ground.models import MfaPolicy, Organization
+from ..ground.schema import Array, Enum, Integer, String, label, obj, opt, uuid
 from ..services import mfa
 from ..services.context import Context
 from .activities import find_activity

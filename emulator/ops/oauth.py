@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages, render
-from ..errors import NotFound
-from ..models import Organization, User
-from ..schema import Array, Boolean, String, label, obj, opt, uuid
+from ..ground import messages, render
+from ..ground.errors import NotFound
+from ..ground.models import Organization, User
+from ..ground.schema import Array, Boolean, String, label, obj, opt, uuid
 from ..services import issuance
 from ..services import sessions as session_service
 from ..services.authorization import check_voter_organization

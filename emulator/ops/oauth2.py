@@ -14,12 +14,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from .. import messages, render
+from ..crypto.enclave import TLS_FETCHER_ENCRYPT
 from ..crypto.quorum import QuorumEncryptionError
-from ..enclave import TLS_FETCHER_ENCRYPT
-from ..errors import InvalidArgument, NotFound
-from ..models import Oauth2Credential, Organization
-from ..schema import Enum, String, obj, opt, uuid
+from ..ground import messages, render
+from ..ground.errors import InvalidArgument, NotFound
+from ..ground.models import Oauth2Credential, Organization
+from ..ground.schema import Enum, String, obj, opt, uuid
 from ..services import oauth2
 from ..services.context import Context
 from .registry import Version, activity, query

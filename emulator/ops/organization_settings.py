@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..enums import FEATURE_NAMES
-from ..models import Organization, Quorum
-from ..schema import Array, Enum, Integer, String, label, obj, uuid
+from ..ground.enums import FEATURE_NAMES
+from ..ground.models import Organization, Quorum
+from ..ground.schema import Array, Enum, Integer, String, label, obj, uuid
 from ..services.context import Context
 from ..services.organizations import check_quorum
 from .registry import Version, activity

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import render
-from ..models import Organization
-from ..schema import obj
+from ..ground import render
+from ..ground.models import Organization
+from ..ground.schema import obj
 from ..services.context import Context
 from . import contract_interfaces
 from .registry import query

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import jsontext, messages
 from ..crypto import hpke
-from ..enclave import TLS_FETCHER
-from ..errors import InvalidArgument
-from ..schema import Boolean, Enum, Integer, String, label, obj, opt, uuid
+from ..crypto.enclave import TLS_FETCHER
+from ..ground import jsontext, messages
+from ..ground.errors import InvalidArgument
+from ..ground.schema import Boolean, Enum, Integer, String, label, obj, opt, uuid
 from ..services import bundles, sessions, verification
 from ..services import otp as otps
 from ..services.context import Context

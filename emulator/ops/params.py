@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..enums import API_KEY_CURVES, AUTHENTICATOR_TRANSPORTS
-from ..schema import Array, Boolean, Enum, Object, String, label, obj, opt, uuid
+from ..ground.enums import API_KEY_CURVES, AUTHENTICATOR_TRANSPORTS
+from ..ground.schema import Array, Boolean, Enum, Object, String, label, obj, opt, uuid
 
 Params = dict[str, Any]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from .. import messages, render
-from ..errors import InvalidArgument
+from ..ground import messages, render
+from ..ground.errors import InvalidArgument
+from ..ground.schema import Array, Enum, String, label, obj, opt, uuid
 from ..policy import selectors
-from ..schema import Array, Enum, String, label, obj, opt, uuid
 from ..services import policies
 from ..services.context import Context
 from .registry import Version, activity, query

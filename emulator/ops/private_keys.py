@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages, render
-from ..enums import ADDRESS_FORMATS, CURVES
-from ..errors import InvalidArgument, NotFound, ResourceExhausted, ValidationFailed
-from ..models import Organization, PrivateKey, SignerRef
-from ..schema import Array, Boolean, Enum, String, Violations, label, obj, opt, uuid
+from ..ground import messages, render
+from ..ground.enums import ADDRESS_FORMATS, CURVES
+from ..ground.errors import InvalidArgument, NotFound, ResourceExhausted, ValidationFailed
+from ..ground.models import Organization, PrivateKey, SignerRef
+from ..ground.schema import Array, Boolean, Enum, String, Violations, label, obj, opt, uuid
 from ..services import keys
 from ..services.context import Context
 from .registry import Version, activity, query

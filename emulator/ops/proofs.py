@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages
-from ..errors import NotFound
-from ..schema import String, obj, uuid
+from ..ground import messages
+from ..ground.errors import NotFound
+from ..ground.schema import String, obj, uuid
 from ..services import activity_lookup, enclave_apps
 from ..services.context import Context
 from .registry import query

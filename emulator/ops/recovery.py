@@ -43,9 +43,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages
-from ..errors import InvalidArgument
-from ..schema import String, obj, opt, uuid
+from ..ground import messages
+from ..ground.errors import InvalidArgument
+from ..ground.schema import String, obj, opt, uuid
 from ..services import issuance
 from ..services.context import Context
 from ..services.credentials import add_authenticator

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..schema import Object
+from ..ground import operation_table
+from ..ground.schema import Object
 
 ACTIVITY = "activity"
 QUERY = "query"
@@ -95,6 +96,7 @@ class Operation:
 
 
 REGISTRY: dict[str, Operation] = {}
+operation_table.install(lambda: REGISTRY)  # the table, handed down (operation_table.py)
 
 
 def _register(op: Operation) -> Operation:

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages
-from ..errors import InvalidArgument, NotFound
-from ..models import KeyValue, Organization, Secret
-from ..schema import Array, Enum, Integer, String, label, obj, opt, uuid
+from ..ground import messages
+from ..ground.errors import InvalidArgument, NotFound
+from ..ground.models import KeyValue, Organization, Secret
+from ..ground.schema import Array, Enum, Integer, String, label, obj, opt, uuid
 from ..services import bundles
 from ..services.context import Context
 from ..services.imports import SECRET_TARGET

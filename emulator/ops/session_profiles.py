@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages, render
-from ..errors import InvalidArgument
-from ..models import SessionProfile
+from ..ground import messages, render
+from ..ground.errors import InvalidArgument
+from ..ground.models import SessionProfile
+from ..ground.schema import String, label, obj, opt, uuid
 from ..policy import PolicySyntaxError, parse
-from ..schema import String, label, obj, opt, uuid
 from ..services import session_profiles
 from ..services.context import Context
 from .registry import Version, activity, query

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages
 from ..crypto.api_keys import P256, is_valid_public_key
-from ..errors import InvalidArgument, ValidationFailed
-from ..models import ApiKey, User
-from ..schema import Boolean, String, Violations, label, obj, opt, uuid
+from ..ground import messages
+from ..ground.errors import InvalidArgument, ValidationFailed
+from ..ground.models import ApiKey, User
+from ..ground.schema import Boolean, String, Violations, label, obj, opt, uuid
 from ..services import bundles, issuance
 from ..services import sessions as session_service
 from ..services.context import Context

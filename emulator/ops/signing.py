@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages
 from ..crypto import signing, transactions
 from ..crypto.hd import ED25519, SECP256K1
 from ..crypto.transactions.ethereum import sign_ethereum_transaction
 from ..crypto.transactions.solana import sign_solana_transaction
-from ..enums import HASH_FUNCTIONS, PAYLOAD_ENCODINGS, TRANSACTION_TYPES
-from ..errors import InvalidArgument
-from ..schema import Array, Enum, String, obj, opt
+from ..ground import messages
+from ..ground.enums import HASH_FUNCTIONS, PAYLOAD_ENCODINGS, TRANSACTION_TYPES
+from ..ground.errors import InvalidArgument
+from ..ground.schema import Array, Enum, String, obj, opt
 from ..services import keys
 from ..services.context import Context
 from .registry import Version, activity

@@ -19,8 +19,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..models import Organization, Quorum
-from ..schema import Array, Boolean, Enum, Integer, Object, String, label, obj, opt
+from ..ground.models import Organization, Quorum
+from ..ground.schema import Array, Boolean, Enum, Integer, Object, String, label, obj, opt
 from ..services import keys
 from ..services import sub_organizations as sub_orgs
 from ..services.context import Context

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages, render
-from ..schema import Array, label, obj, opt, uuid
+from ..ground import messages, render
+from ..ground.schema import Array, label, obj, opt, uuid
 from ..services import tags
 from ..services.context import Context
 from .registry import Version, activity, query

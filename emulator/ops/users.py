@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages, render
-from ..errors import InvalidArgument, NotFound, ResourceExhausted
-from ..models import Organization, User
-from ..schema import Array, String, label, obj, opt, uuid
+from ..ground import messages, render
+from ..ground.errors import InvalidArgument, NotFound, ResourceExhausted
+from ..ground.models import Organization, User
+from ..ground.schema import Array, String, label, obj, opt, uuid
 from ..services import verification
 from ..services.context import Context
 from ..services.credentials import add_api_key, add_authenticator, add_oauth_provider

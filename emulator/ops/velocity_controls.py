@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import messages, render
-from ..errors import InvalidArgument, NotFound
-from ..models import Organization, VelocityControl
-from ..schema import Array, Enum, Integer, String, label, obj, opt, uuid
+from ..ground import messages, render
+from ..ground.errors import InvalidArgument, NotFound
+from ..ground.models import Organization, VelocityControl
+from ..ground.schema import Array, Enum, Integer, String, label, obj, opt, uuid
 from ..services import asset_transfers, velocity
 from ..services.context import Context
 from ..services.pagination import PAGINATION, paginate

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages, render
-from ..enums import ADDRESS_FORMATS, CURVES, PATH_FORMATS
-from ..errors import InvalidArgument, NotFound, ResourceExhausted, ValidationFailed
-from ..models import Organization, SignerRef, Wallet, WalletAccount
-from ..schema import Array, Boolean, Enum, Integer, String, Violations, label, obj, opt, uuid
+from ..engine_state.vault import WalletSecret
+from ..ground import messages, render
+from ..ground.enums import ADDRESS_FORMATS, CURVES, PATH_FORMATS
+from ..ground.errors import InvalidArgument, NotFound, ResourceExhausted, ValidationFailed
+from ..ground.models import Organization, SignerRef, Wallet, WalletAccount
+from ..ground.schema import Array, Boolean, Enum, Integer, String, Violations, label, obj, opt, uuid
 from ..services import keys
 from ..services.context import Context
 from ..services.pagination import PAGINATION, paginate
-from ..vault import WalletSecret
 from .registry import Version, activity, query
 
 Params = dict[str, Any]

@@ -3,7 +3,7 @@ delete_webhook_endpoint, list_webhook_endpoints (features/webhooks/overview.mdx)
 
 An endpoint is a URL, a name, whether it is active, and its subscriptions (an event type,
 optional ``filtersJson``, active or not). What the docs state is enforced: the URL rules of
-``events/urls.py``; a non-empty name; event types inside ``subscriptions[]`` (at
+``webhooks/urls.py``; a non-empty name; event types inside ``subscriptions[]`` (at
 least one on create, each once); balance and transaction status endpoints only in the
 billing (top-level) organization, ``PermissionDenied`` from a sub-organization. Unknown
 event types are accepted as the docs say they still are ("may be rejected in the future")
@@ -15,13 +15,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import jsontext, messages
-from ..errors import InvalidArgument, NotFound, PermissionDenied
-from ..events import urls as webhook_urls
 from ..events.activity_updates import BILLING_SCOPED
-from ..models import Organization, WebhookEndpoint, WebhookSubscription
-from ..schema import Array, Boolean, String, label, obj, opt, uuid
+from ..ground import jsontext, messages
+from ..ground.errors import InvalidArgument, NotFound, PermissionDenied
+from ..ground.models import Organization, WebhookEndpoint, WebhookSubscription
+from ..ground.schema import Array, Boolean, String, label, obj, opt, uuid
 from ..services.context import Context
+from ..webhooks import urls as webhook_urls
 from .registry import Version, activity, query
 
 Params = dict[str, Any]

@@ -33,13 +33,13 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .. import jsontext
 from ..crypto.base58 import base58_encode
 from ..crypto.eip712 import TypedDataError, parse_typed_data
 from ..crypto.signing import INVALID_ENCODING, SigningError
 from ..crypto.transactions.ethereum import parse_ethereum_transaction
 from ..crypto.transactions.solana import SolanaMessage, parse_solana_transaction
-from ..numbers import quantity
+from ..ground import jsontext
+from ..ground.numbers import quantity
 
 # ------------------------------------------------------------------------------------ Ethereum
 

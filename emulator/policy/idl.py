@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .. import jsontext
+from ..ground import jsontext
 from .borsh import BorshError, Reader, check_type, fields_of
 
 Json = dict[str, Any]

@@ -24,7 +24,7 @@ stray token after a whole expression is an ``Unrecognized token`` too.
 
 from __future__ import annotations
 
-from emulator.numbers import integer
+from emulator.ground.numbers import integer
 from emulator.policy.errors import PolicySyntaxError
 from emulator.policy.lexer import Lexer, Token
 from emulator.policy.nodes import (

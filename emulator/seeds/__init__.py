@@ -1,7 +1,9 @@
 """The example seed files shipped with the package, found by name from anywhere.
 
 ``emu.seed("basic")`` (or ``"basic.yaml"``) reads ``emulator/seeds/basic.json``; a path to
-a file of your own works as well. See ``emulator/state/seedfile.py`` for the format.
+a file of your own works as well. See ``emulator/facade/seedfile.py`` for the format.
+
+Layer: the ground (data files only). May import: nothing of the emulator.
 """
 
 from __future__ import annotations

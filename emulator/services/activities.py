@@ -4,7 +4,7 @@ An activity's fingerprint is ``sha256:`` and the hex SHA-256 of the exact body
 bytes; the same body again is the same activity. An allowed activity completes
 synchronously: the submit response already says COMPLETED. One that needs
 more approvals is recorded CONSENSUS_NEEDED (``consensus.py``), and an
-injected fault (``emulator.testing.faults``) records one as FAILED,
+injected fault (``emulator.recorders.faults``) records one as FAILED,
 CONSENSUS_NEEDED or PENDING instead.
 """
 
@@ -14,12 +14,12 @@ import hashlib
 import sys
 from typing import Any
 
-from .. import messages
-from ..errors import InvalidArgument, ValidationFailed
-from ..models import Activity, MfaProgress, Organization, PolicyOutcome, Vote
-from ..numbers import integer
-from ..schema import Violations
-from ..world import World
+from ..engine_state.world import World
+from ..ground import messages
+from ..ground.errors import InvalidArgument, ValidationFailed
+from ..ground.models import Activity, MfaProgress, Organization, PolicyOutcome, Vote
+from ..ground.numbers import integer
+from ..ground.schema import Violations
 from .auth import Caller
 
 COMPLETED = "ACTIVITY_STATUS_COMPLETED"

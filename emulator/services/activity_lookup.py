@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..models import Activity, Organization
-from ..world import World
+from ..engine_state.world import World
+from ..ground.models import Activity, Organization
 
 
 def find(world: World, org: Organization, activity_id: str) -> Activity | None:

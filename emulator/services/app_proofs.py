@@ -24,9 +24,9 @@ import hashlib
 import json
 from typing import Any
 
-from ..compact import result_of
-from ..models import Activity, Organization, Vote
-from ..world import World
+from ..engine_state.world import World
+from ..ground.compact import result_of
+from ..ground.models import Activity, Organization, Vote
 from . import enclave_apps
 
 Json = dict[str, Any]

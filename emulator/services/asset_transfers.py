@@ -62,7 +62,7 @@ def amounts(definitions: list[Mapping[str, Any]], params: Mapping[str, Any]) -> 
 def _sent(definitions: list[Mapping[str, Any]], params: Mapping[str, Any]) -> list[Number]:
     """A send's transfers, read from the transaction(s) it will sign as the policy sees them
     (``services/policy_environment.py``)."""
-    from .policy_environment import send_intent_transaction, unsigned_of_signed_send
+    from .send_intents import send_intent_transaction, unsigned_of_signed_send
 
     unsigned = params.get("unsignedTransaction")
     if isinstance(params.get("signWiths"), list) and isinstance(unsigned, str):

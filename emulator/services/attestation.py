@@ -32,16 +32,16 @@ the reason follows it. The same verification token may serve a sign-up
 
 from __future__ import annotations
 
-from .. import messages
 from ..crypto.attested import (
     SCHEME_VERIFICATION_TOKEN,
     AttestedStamp,
     verify_attested_signature,
 )
-from ..errors import NotFound, TurnkeyApiError, Unauthenticated
-from ..models import AuthMethod, Organization, User
-from ..transaction import Transaction
-from ..world import World
+from ..engine_state.world import World
+from ..ground import messages
+from ..ground.errors import NotFound, TurnkeyApiError, Unauthenticated
+from ..ground.models import AuthMethod, Organization, User
+from ..ground.transaction import Transaction
 from . import otp as otps
 from . import verification
 from .auth import Caller

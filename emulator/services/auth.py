@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .. import messages
 from ..crypto.attested import AttestedStamp
 from ..crypto.stamps import ApiKeyStamp, verify_stamp
 from ..crypto.webauthn import AssertionInvalid, WebauthnStamp, same_credential_id, verify_assertion
-from ..errors import NotFound, Unauthenticated
-from ..models import ApiKey, Authenticator, AuthMethod, Organization, User
-from ..world import World
+from ..engine_state.world import World
+from ..ground import messages
+from ..ground.errors import NotFound, Unauthenticated
+from ..ground.models import ApiKey, Authenticator, AuthMethod, Organization, User
 
 #: Any kind of stamp. Each gives a vote its ``public_key``, ``signature`` and ``scheme``
 #: (a passkey's ``public_key`` is its stored COSE key once it is found). An attested

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .. import messages
-from ..errors import InvalidArgument, PermissionDenied
-from ..models import Organization
+from ..ground import messages
+from ..ground.errors import InvalidArgument, PermissionDenied
+from ..ground.models import Organization
 from .auth import Caller
 from .policy_engine import DENY_EXPLICIT, DENY_IMPLICIT, Approval, Verdict, judge
 

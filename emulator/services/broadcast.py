@@ -16,11 +16,11 @@ the fee. Sponsored fees count, in USD, against the organization's window (``get_
 
 from __future__ import annotations
 
+import functools
 import re
 from decimal import Decimal
 from typing import Any
 
-from .. import messages
 from ..chains import catalog
 from ..chains.errors import ChainError, ChainUnavailable
 from ..chains.network import chains_of
@@ -30,10 +30,12 @@ from ..crypto.hd import ED25519, SECP256K1
 from ..crypto.transactions import TransactionError
 from ..crypto.transactions.ethereum import sign_ethereum_transaction
 from ..crypto.transactions.solana import parse_solana_transaction, sign_solana_transaction
-from ..errors import InvalidArgument, NotFound
+from ..engine_state.world import World
 from ..events import balance_updates, send_status
-from ..models import SentTransaction
-from ..numbers import quantity
+from ..ground import messages
+from ..ground.errors import InvalidArgument, NotFound
+from ..ground.models import SentTransaction
+from ..ground.numbers import quantity
 from . import keys
 from .activities import fingerprint
 from .context import Context
@@ -200,7 +202,9 @@ def record_sent(
     )
     ctx.tx.put(ctx.org.sent_transactions, status_id, sent)
     send_status.note(ctx.world, ctx.tx, ctx.org, sent)
-    balance_updates.note(ctx.world, ctx.tx, ctx.org, sent)
+    balance_updates.note(
+        ctx.world, ctx.tx, ctx.org, sent, functools.partial(_landed, ctx.world, sent)
+    )
     if tx_hash is not None:
         chains_of(ctx.world).record(network.caip2, (tx_hash, sent, detail))
     return status_id
@@ -336,3 +340,11 @@ def _with_blockhash(unsigned_hex: str, blockhash: str) -> str:
         raise InvalidArgument(str(exc), turnkey_error_code="INVALID_TRANSACTION") from None
     signatures_part = bytes(tx)[: len(bytes(tx)) - len(raw)]
     return (signatures_part + new_message).hex()
+
+
+def _landed(world: World, sent: SentTransaction) -> tuple[Any, catalog.Network]:
+    """The chain's receipt of ``sent`` (None when it has none) and its network: what
+    ``events/balance_updates.py`` reports, read once the transaction has committed."""
+    assert sent.tx_hash is not None
+    receipt = chains_of(world).evm(sent.caip2).receipt(sent.tx_hash)
+    return receipt, catalog.network(sent.caip2)

@@ -17,12 +17,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import jsontext
 from ..crypto import hpke
 from ..crypto.base58 import base58check_encode
 from ..crypto.curves import P256_ORDER
-from ..enclave import SIGNER
-from ..world import World
+from ..crypto.enclave import SIGNER
+from ..engine_state.world import World
+from ..ground import jsontext
 
 BUNDLE_VERSION = "v1.0.0"
 Json = dict[str, Any]

@@ -23,15 +23,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from .. import jsontext
-from ..compact import intent_of
 from ..crypto.stamps import ApiKeyStamp
-from ..errors import TurnkeyApiError
+from ..engine_state.world import World
 from ..events import activity_updates
-from ..models import Activity, Organization, PolicyOutcome, Vote
-from ..ops.registry import Operation, Version, find_by_activity_type
-from ..transaction import Transaction
-from ..world import World
+from ..ground import jsontext
+from ..ground.compact import intent_of
+from ..ground.errors import TurnkeyApiError
+from ..ground.models import Activity, Organization, PolicyOutcome, Vote
+from ..ground.operation_table import OperationLike as Operation
+from ..ground.operation_table import VersionLike as Version
+from ..ground.operation_table import find_by_activity_type
+from ..ground.transaction import Transaction
 from . import app_proofs, velocity
 from .auth import Caller
 from .authorization import authorize

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..models import Organization
-from ..store import Store
-from ..transaction import Transaction
-from ..world import Settings, World
+from ..engine_state.store import Store
+from ..engine_state.world import Settings, World
+from ..ground.models import Organization
+from ..ground.transaction import Transaction
 from .auth import Caller
 
 

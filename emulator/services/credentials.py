@@ -13,14 +13,14 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from .. import jsontext, messages
 from ..crypto.api_keys import is_valid_public_key
 from ..crypto.encoding import b64url_decode
 from ..crypto.webauthn import AttestationError, MissingAuthData, read_attestation
-from ..errors import InvalidArgument, ResourceExhausted, ValidationFailed
-from ..models import API_KEY_CREDENTIAL_TYPES, ApiKey, Authenticator, OauthProvider, User
-from ..numbers import positive
-from ..schema import Violations
+from ..ground import jsontext, messages
+from ..ground.errors import InvalidArgument, ResourceExhausted, ValidationFailed
+from ..ground.models import API_KEY_CREDENTIAL_TYPES, ApiKey, Authenticator, OauthProvider, User
+from ..ground.numbers import positive
+from ..ground.schema import Violations
 from .context import Context
 from .oidc import OidcIdentity, verify_token
 

@@ -27,11 +27,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .. import jsontext, messages
-from ..errors import InvalidArgument, NotFound
-from ..models import Organization, User
-from ..schema import String, obj, opt
-from ..testing.outbox import DEFAULT_SENDER_ADDRESS, DEFAULT_SENDER_NAME, EMAIL
+from ..ground import jsontext, messages
+from ..ground.errors import InvalidArgument, NotFound
+from ..ground.models import Organization, User
+from ..ground.schema import String, obj, opt
+from ..recorders.outbox import DEFAULT_SENDER_ADDRESS, DEFAULT_SENDER_NAME, EMAIL
 from .context import Context
 
 Params = dict[str, Any]

@@ -33,7 +33,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from cryptography.x509.oid import NameOID
 
-from ..enclave import EnclaveKeys
+from ..crypto.enclave import EnclaveKeys
 
 SIGNER_APP = "signer"
 POLICY_ENGINE_APP = "policy-engine"

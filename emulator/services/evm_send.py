@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import messages
 from ..chains import catalog
 from ..chains.errors import ChainError, ChainUnavailable, Revert
 from ..chains.evm_tx import authorization_digest, unsigned_1559, unsigned_7702
@@ -28,7 +27,8 @@ from ..chains.gas_station import (
 from ..chains.network import chains_of
 from ..chains.reverts import revert_error
 from ..crypto import signing
-from ..errors import InvalidArgument
+from ..ground import messages
+from ..ground.errors import InvalidArgument
 from . import keys
 from .broadcast import (
     FAILED,

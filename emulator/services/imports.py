@@ -14,16 +14,17 @@ fails (the activity's changes are undone, this one included).
 
 from __future__ import annotations
 
-from .. import messages
 from ..crypto import hd
 from ..crypto.curves import ORDERS
-from ..errors import InvalidArgument
+from ..engine_state.vault import IMPORT_PRIVATE_KEY, IMPORT_SECRET_TARGET, IMPORT_WALLET
+from ..ground import messages
+from ..ground.errors import InvalidArgument
 from . import bundles
 from .context import Context
 
-WALLET = "wallet"
-PRIVATE_KEY = "private_key"
-SECRET_TARGET = "secret:"  # import_secrets' targets: "secret:<target public key>"
+WALLET = IMPORT_WALLET
+PRIVATE_KEY = IMPORT_PRIVATE_KEY
+SECRET_TARGET = IMPORT_SECRET_TARGET  # import_secrets' targets: "secret:<target public key>"
 PRIVATE_KEY_BYTES = 32
 
 

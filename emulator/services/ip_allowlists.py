@@ -20,9 +20,9 @@ import ipaddress
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .. import messages
-from ..errors import InvalidArgument, PermissionDenied
-from ..models import IpAllowlist, IpRule, Organization
+from ..ground import messages
+from ..ground.errors import InvalidArgument, PermissionDenied
+from ..ground.models import IpAllowlist, IpRule, Organization
 from .auth import Caller
 
 ORGANIZATION = ""  # the key of the organization's own allowlist

@@ -10,9 +10,9 @@ as a credential bundle sealed to the client's ``targetPublicKey``.
 
 from __future__ import annotations
 
-from .. import messages
-from ..errors import InvalidArgument
-from ..models import ApiKey, User
+from ..ground import messages
+from ..ground.errors import InvalidArgument
+from ..ground.models import ApiKey, User
 from .bundles import credential_bundle, new_p256_secret, public_key_of
 from .context import Context
 from .credentials import api_key_expiration, make_room_for_api_key

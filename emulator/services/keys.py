@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .. import messages
 from ..crypto import hd
 from ..crypto.addresses import (
     InvalidPublicKey,
@@ -20,9 +19,10 @@ from ..crypto.addresses import (
     encode_address,
 )
 from ..crypto.curves import ORDERS
-from ..errors import InvalidArgument, NotFound
-from ..models import Address, SignerRef, Wallet, WalletAccount
-from ..vault import WalletSecret
+from ..engine_state.vault import WalletSecret
+from ..ground import messages
+from ..ground.errors import InvalidArgument, NotFound
+from ..ground.models import Address, SignerRef, Wallet, WalletAccount
 from .context import Context
 
 ENTROPY_BYTES = {12: 16, 15: 20, 18: 24, 21: 28, 24: 32}

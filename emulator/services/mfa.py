@@ -26,9 +26,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .. import messages
-from ..errors import InvalidArgument, NotFound
-from ..models import (
+from ..engine_state.store import Store
+from ..ground import messages
+from ..ground.errors import InvalidArgument, NotFound
+from ..ground.models import (
     API_KEY_CREDENTIAL_TYPES,
     Activity,
     AuthMethod,
@@ -38,7 +39,6 @@ from ..models import (
     User,
 )
 from ..policy import PolicyEvaluationError, PolicySyntaxError, parse
-from ..store import Store
 from . import session_profiles
 from .auth import Caller
 from .policy_environment import condition_environment

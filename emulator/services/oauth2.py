@@ -12,7 +12,7 @@ OAuth providers, ``get_sub_org_ids`` by OIDC token.
 
 The emulator has no network, so the provider is built in: ``World.oauth2_clients`` (the
 apps registered with it) and ``World.oauth2_codes`` (the codes it issued), which the test
-seam ``emu.oauth2`` fills (``testing/oauth2.py``). Its token endpoint checks what a real one
+seam ``emu.oauth2`` fills (``facade/oauth2.py``). Its token endpoint checks what a real one
 checks (RFC 6749 §4.1.3 and §5.2, RFC 7636 §4.6), in that order: the client and its
 secret (``invalid_client``), the verifier's form (``invalid_request``), then the code:
 known to this provider, unused, unexpired on the emulator's clock, issued to this client
@@ -31,12 +31,12 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .. import messages
 from ..crypto import jwt
+from ..crypto.enclave import TLS_FETCHER
 from ..crypto.encoding import b64url_encode
-from ..enclave import TLS_FETCHER
-from ..errors import InvalidArgument
-from ..world import World
+from ..engine_state.world import World
+from ..ground import messages
+from ..ground.errors import InvalidArgument
 from . import bundles
 from .context import Context
 

@@ -33,13 +33,13 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-from .. import jsontext, messages
 from ..crypto.encoding import b64url_decode
-from ..errors import InvalidArgument
-from ..models import OauthProvider
+from ..ground import jsontext, messages
+from ..ground.errors import InvalidArgument
+from ..ground.models import OauthProvider
 
 if TYPE_CHECKING:
-    from ..world import World
+    from ..engine_state.world import World
 
 Json = dict[str, Any]
 PublicKey = rsa.RSAPublicKey | ec.EllipticCurvePublicKey

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .. import messages
-from ..errors import InvalidArgument
-from ..models import API_KEY_CREDENTIAL_TYPES, ApiKey, Organization, Quorum, User
-from ..world import World
+from ..engine_state.world import World
+from ..ground import messages
+from ..ground.errors import InvalidArgument
+from ..ground.models import API_KEY_CREDENTIAL_TYPES, ApiKey, Organization, Quorum, User
 
 # The features a sub-organization has from its creation, each with the
 # create_sub_organization flag that leaves it out. The docs: e-mail auth, OTP e-mail auth

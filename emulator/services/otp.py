@@ -47,15 +47,15 @@ import hmac
 import re
 from typing import Any
 
-from .. import messages
 from ..crypto.curves import P256_ORDER
-from ..enclave import TLS_FETCHER
-from ..errors import InvalidArgument, NotFound, PermissionDenied, ValidationFailed
-from ..models import Organization, Otp, User
-from ..numbers import positive
-from ..schema import Violations
-from ..testing.outbox import SMS
-from ..world import World
+from ..crypto.enclave import TLS_FETCHER
+from ..engine_state.world import World
+from ..ground import messages
+from ..ground.errors import InvalidArgument, NotFound, PermissionDenied, ValidationFailed
+from ..ground.models import Organization, Otp, User
+from ..ground.numbers import positive
+from ..ground.schema import Violations
+from ..recorders.outbox import SMS
 from . import emails
 from .context import Context
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from .. import messages
-from ..errors import InvalidArgument, ValidationFailed
-from ..numbers import integer
-from ..schema import String, Violations, obj, opt
+from ..ground import messages
+from ..ground.errors import InvalidArgument, ValidationFailed
+from ..ground.numbers import integer
+from ..ground.schema import String, Violations, obj, opt
 
 T = TypeVar("T")
 

@@ -11,9 +11,9 @@ the engine cache per-policy-set work by identity.
 
 from __future__ import annotations
 
-from .. import messages
-from ..errors import InvalidArgument, NotFound, ResourceExhausted
-from ..models import Organization, Policy
+from ..ground import messages
+from ..ground.errors import InvalidArgument, NotFound, ResourceExhausted
+from ..ground.models import Organization, Policy
 from ..policy import PolicySyntaxError, parse
 from .context import Context
 

@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
-from ..models import Organization, Policy, User
+from ..ground.models import Organization, Policy
 from ..policy import Expression, PolicyEvaluationError, parse
 from ..policy.catalog import activity_kind, resource_action
-from .policy_environment import condition_environment, consensus_environment
+from .policy_environment import Approval, condition_environment, consensus_environment
 
 ALLOW = "ALLOW"
 CONSENSUS_NEEDED = "CONSENSUS_NEEDED"
@@ -51,16 +51,6 @@ OUTCOME_ERROR = "OUTCOME_ERROR"
 OUTCOME_TIME_INACTIVE = "OUTCOME_TIME_INACTIVE"
 
 EFFECT_DENY = "EFFECT_DENY"
-
-
-@dataclass(frozen=True, slots=True)
-class Approval:
-    """One approving vote: who, and the key and scheme they stamped it with (the
-    ``credentials`` keyword is built from these only when a consensus reads it)."""
-
-    user: User
-    public_key: str
-    scheme: str
 
 
 @dataclass(frozen=True, slots=True)

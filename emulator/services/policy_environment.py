@@ -15,30 +15,39 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
-from .. import jsontext
 from ..crypto import eip712
 from ..crypto.signing import EIP712, EIP7702_AUTHORIZATION
 from ..crypto.transactions import TransactionError
-from ..models import Organization, PrivateKey, SignerRef, User, Wallet
-from ..numbers import quantity
+from ..ground import jsontext
+from ..ground.models import Organization, PrivateKey, SignerRef, User, Wallet
 from ..policy import Lazy, PolicyEvaluationError, Timestamp, abi, idl
 from ..policy.catalog import activity_kind, exposed_params, resource_action
 from ..policy.chains import eip712_view, eip7702_view, ethereum_view, solana_view
 from . import velocity
+from .send_intents import send_intent_transaction, unsigned_of_signed_send
 
 ETHEREUM_INTERFACE = "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM"
 SOLANA_INTERFACE = "SMART_CONTRACT_INTERFACE_TYPE_SOLANA"
 
-if TYPE_CHECKING:
-    from .policy_engine import Approval
 
 Json = dict[str, Any]
 
 SIGN_TRANSACTION_ETHEREUM = "TRANSACTION_TYPE_ETHEREUM"
 SIGN_TRANSACTION_SOLANA = "TRANSACTION_TYPE_SOLANA"
 CREDENTIAL_TYPE_WEBAUTHN = "CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR"
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """One approving vote: who, and the key and scheme they stamped it with (the
+    ``credentials`` keyword is built from these only when a consensus reads it)."""
+
+    user: User
+    public_key: str
+    scheme: str
 
 
 def condition_environment(
@@ -225,47 +234,6 @@ def _add_sent_transaction(env: Json, org: Organization, params: Mapping[str, Any
             calls = contract_calls(org)
             env["eth"] = {"tx": Lazy(lambda: _parsed(ethereum_view, unsigned, sender, calls))}
     return True
-
-
-def _number(value: Any) -> int:
-    number = quantity(value or "0")
-    if number is None:
-        raise ValueError(f"not a quantity: {value!r}")
-    return number
-
-
-def send_intent_transaction(
-    caip2: str, params: Mapping[str, Any], call: Mapping[str, Any]
-) -> str | None:
-    """The unsigned EIP-1559 transaction (hex) of one call of an EVM send intent, with the
-    intent's nonce and fees (0 where Turnkey picks them); None when it does not encode."""
-    from ..chains.evm_tx import unsigned_1559
-
-    try:
-        chain_id = _number(caip2.split(":", 1)[1])
-        data = bytes.fromhex(str(call.get("data") or "0x").removeprefix("0x"))
-        return unsigned_1559(
-            chain_id,
-            _number(params.get("nonce")),
-            _number(params.get("maxPriorityFeePerGas")),
-            _number(params.get("maxFeePerGas")),
-            _number(params.get("gasLimit")),
-            call.get("to") or None,
-            _number(call.get("value")),
-            data,
-        )
-    except (ValueError, IndexError, OverflowError):
-        return None
-
-
-def unsigned_of_signed_send(signed: str) -> str:
-    """The unsigned transaction (hex) of a raw send's signed one."""
-    from ..chains.evm_tx import unsigned_of_signed
-
-    try:
-        return unsigned_of_signed(signed)
-    except ValueError as error:
-        raise PolicyEvaluationError(f"InvalidTransaction: {error}") from None
 
 
 def contract_calls(org: Organization) -> Callable[[str, bytes], Json] | None:

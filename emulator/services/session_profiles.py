@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import messages
-from ..errors import NotFound, PermissionDenied
-from ..models import Organization, SessionProfile
-from ..numbers import integer
+from ..engine_state.store import Store
+from ..ground import messages
+from ..ground.errors import NotFound, PermissionDenied
+from ..ground.models import Organization, SessionProfile
+from ..ground.numbers import integer
 from ..policy import PolicyEvaluationError, parse
-from ..store import Store
 from .auth import Caller
 from .policy_environment import condition_environment
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..crypto import jwt
-from ..enclave import NOTARIZER
-from ..models import ApiKey, User
-from ..world import World
+from ..crypto.enclave import NOTARIZER
+from ..engine_state.world import World
+from ..ground.models import ApiKey, User
 from . import session_profiles
 from .context import Context
 from .credentials import api_key_expiration

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .. import messages
-from ..errors import InvalidArgument, ResourceExhausted, ValidationFailed
-from ..models import Organization, User
-from ..schema import Violations
+from ..ground import messages
+from ..ground.errors import InvalidArgument, ResourceExhausted, ValidationFailed
+from ..ground.models import Organization, User
+from ..ground.schema import Violations
 from .context import Context
 from .credentials import token_claims as oidc_token_claims
 

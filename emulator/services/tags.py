@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .. import messages
-from ..errors import InvalidArgument, NotFound, ResourceExhausted
-from ..models import Organization, Tag
+from ..ground import messages
+from ..ground.errors import InvalidArgument, NotFound, ResourceExhausted
+from ..ground.models import Organization, Tag
 from .context import Context
 
 

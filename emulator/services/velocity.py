@@ -27,10 +27,10 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..models import Organization, VelocityBucket, VelocityControl, VelocityPoint
-from ..numbers import integer
+from ..ground.models import Organization, VelocityBucket, VelocityControl, VelocityPoint
+from ..ground.numbers import integer
+from ..ground.transaction import Transaction
 from ..policy import Lazy, PolicyEvaluationError
-from ..transaction import Transaction
 from . import asset_transfers
 from .asset_transfers import Number
 

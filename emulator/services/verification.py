@@ -33,12 +33,12 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-from .. import jsontext, messages
 from ..crypto import hpke, jwt
-from ..enclave import TLS_FETCHER
-from ..errors import InvalidArgument
-from ..models import Organization, Otp
-from ..numbers import integer
+from ..crypto.enclave import TLS_FETCHER
+from ..ground import jsontext, messages
+from ..ground.errors import InvalidArgument
+from ..ground.models import Organization, Otp
+from ..ground.numbers import integer
 from .context import Context
 from .otp import lifetime_seconds
 

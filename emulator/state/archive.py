@@ -35,13 +35,13 @@ from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from .. import jsontext
-from ..models import Activity, Organization, User
+from ..ground import jsontext
+from ..ground.models import Activity, Organization, User
 from .records import CURRENT, Context, record
 
 if TYPE_CHECKING:
-    from ..store import Store
-    from ..world import World
+    from ..engine_state.store import Store
+    from ..engine_state.world import World
     from .persistence import StateFile
 
 Json = dict[str, Any]

@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..models import Activity, NameIndex, Organization, Unsaved, WalletAccount
-from ..redact import Sealed
-from ..store import Store
+from ..engine_state.store import Store
+from ..ground.models import Activity, NameIndex, Organization, Unsaved, WalletAccount
+from ..ground.redact import Sealed
 from .records import Context, _Keyed, record
 
 Unit = tuple

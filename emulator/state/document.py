@@ -39,18 +39,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import jsontext
 from ..crypto import hd
 from ..crypto.api_keys import ApiKeyPair
-from ..enclave import ROLES, TLS_FETCHER_ENCRYPT, EnclaveKeys
-from ..ids import IdSource
-from ..models import NameIndex, Organization, SignerRef
-from ..services.imports import PRIVATE_KEY as IMPORT_PRIVATE_KEY
-from ..services.imports import SECRET_TARGET
-from ..services.imports import WALLET as IMPORT_WALLET
-from ..store import KeyOwner, Store
-from ..vault import WalletSecret
-from ..world import Settings, World
+from ..crypto.enclave import ROLES, TLS_FETCHER_ENCRYPT, EnclaveKeys
+from ..engine_state.store import KeyOwner, Store
+from ..engine_state.vault import IMPORT_PRIVATE_KEY, IMPORT_WALLET, WalletSecret
+from ..engine_state.vault import IMPORT_SECRET_TARGET as SECRET_TARGET
+from ..engine_state.world import Settings, World
+from ..ground import jsontext
+from ..ground.ids import IdSource
+from ..ground.models import NameIndex, Organization, SignerRef
 from .records import CURRENT, Context, DocumentError, is_int, json_list, json_object, record
 
 FORMAT = "turnkey-emulator-state"

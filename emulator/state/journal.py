@@ -29,14 +29,14 @@ import hashlib
 import json
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .archive import ActivityArchive
 from .changes import changed_units, entries
 from .persistence import StateFile
 
 if TYPE_CHECKING:
-    from ..api import Emulator
+    from ..engine_state.world import World
 
 
 class StateFileClosed(RuntimeError):
@@ -56,6 +56,18 @@ COMPACTION_RATIO = 4
 MIN_COMPACTION_BYTES = 1024 * 1024
 
 
+class Journaled(Protocol):
+    """What the journal needs of the emulator it writes (``Emulator`` is one): its world and
+    its documents (the state layer names the facade through this, never by import)."""
+
+    @property
+    def world(self) -> World: ...
+
+    def to_document(self, *, archived: bool = True) -> Json: ...
+
+    def facade_document(self) -> Json: ...
+
+
 def _digest(document: Json) -> bytes:
     text = json.dumps(document, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.blake2b(text.encode(), digest_size=16).digest()
@@ -66,7 +78,7 @@ class Journal:
 
     def __init__(
         self,
-        emulator: Emulator,
+        emulator: Journaled,
         state: StateFile,
         *,
         compact_every: int | None = None,

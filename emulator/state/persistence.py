@@ -40,7 +40,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .. import jsontext
+from ..ground import jsontext
 from . import opening
 from .document import FORMAT
 from .document import load as load_document

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..codec import camel
+from ..ground.codec import camel
 from .seedchecks import SeedError, optional_text, words
 
 # ``{{kind:name}}`` in a policy's expressions: kind -> the organization's section naming it

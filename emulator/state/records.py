@@ -13,9 +13,9 @@ import typing
 from dataclasses import MISSING, fields, is_dataclass
 from typing import Any, Union
 
-from ..codec import camel
-from ..compact import expanded
-from ..models import Activity, Organization, User, Vote
+from ..ground.codec import camel
+from ..ground.compact import expanded
+from ..ground.models import Activity, Organization, User, Vote
 
 Json = dict[str, Any]
 

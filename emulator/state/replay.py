@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..codec import camel
+from ..ground.codec import camel
 from .changes import COLLECTIONS
 from .records import DocumentError
 

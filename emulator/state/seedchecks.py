@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..codec import camel
+from ..ground.codec import camel
 
 Json = dict[str, Any]
 

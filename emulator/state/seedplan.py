@@ -19,11 +19,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..accounts import account_spec
 from ..crypto import hd
 from ..crypto.api_keys import P256, key_pair_from_private
 from ..crypto.curves import CURVES
-from ..enums import API_KEY_CURVES
+from ..crypto.default_paths import default_account
+from ..ground.enums import API_KEY_CURVES
 from .placeholders import checked_expression
 from .seedchecks import (
     SeedError,
@@ -350,7 +350,7 @@ def _account(data: Any, where: str) -> Json:
 
 def _default_account(address_format: str, index: int, where: str) -> Json:
     try:
-        return account_spec(address_format, index)
+        return default_account(address_format, index)
     except ValueError:
         raise SeedError(
             where,

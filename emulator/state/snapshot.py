@@ -19,10 +19,10 @@ import pickle
 from dataclasses import dataclass
 from typing import Any
 
-from ..gc_tuning import paused, settled
-from ..store import Store
-from ..vault import WalletSecret
-from ..world import World
+from ..engine_state.store import Store
+from ..engine_state.vault import WalletSecret
+from ..engine_state.world import World
+from ..ground.gc_tuning import paused, settled
 
 
 @dataclass(frozen=True)

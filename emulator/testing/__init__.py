@@ -1,7 +1,13 @@
 """Helpers for tests of code that talks to the API (not part of the API itself).
 
-``VirtualAuthenticator`` loads on first use: the engine imports ``testing.calls`` and
-friends, and ``import emulator`` need not pay for the passkey machinery.
+``VirtualAuthenticator`` loads on first use: ``import emulator.testing`` need not pay for
+the passkey machinery. The engine's own recorders (the call log, faults, the outbox) live in
+``emulator/recorders/``.
+
+Layer: the top, beside ``emulator.accounts`` (what users import for their tests: the
+strategies, the state machine, signature checks, client-side crypto, the virtual
+authenticator's public path). May import: the facade and everything below; never the
+doors, the CLI nor the pytest plugin.
 """
 
 from __future__ import annotations

@@ -19,11 +19,11 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from .. import jsontext
 from ..crypto import hpke, jwt
 from ..crypto.api_keys import ApiKeyPair, key_pair_from_private
 from ..crypto.base58 import base58check_decode
 from ..crypto.curves import P256_ORDER
+from ..ground import jsontext
 
 Json = dict[str, Any]
 

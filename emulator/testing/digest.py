@@ -10,10 +10,10 @@ import hashlib
 import json
 from typing import TYPE_CHECKING
 
-from .. import render
+from ..ground import render
 
 if TYPE_CHECKING:
-    from ..api import Emulator
+    from ..facade.api import Emulator
 
 
 def state_digest(emu: Emulator) -> str:

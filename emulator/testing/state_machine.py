@@ -55,8 +55,7 @@ draw bigger requests.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from hypothesis import event
 from hypothesis import strategies as st
@@ -70,10 +69,24 @@ from hypothesis.stateful import (
     rule,
 )
 
-from ..api import Emulator, OrganizationHandle
-from ..errors import TurnkeyApiError
+from ..facade.api import Emulator, OrganizationHandle
+from ..ground.errors import TurnkeyApiError
 from . import strategies as ts
 from .digest import state_digest
+from .machine_model import (  # noqa: F401  (public names of this module)
+    _BAD_PATHS,
+    CREATE_USERS_TYPES,
+    SIGN_RAW_PAYLOAD_V1,
+    SIGN_RAW_PAYLOAD_V2,
+    Account,
+    Json,
+    KeyModel,
+    Model,
+    PrivateKeyRef,
+    UserModel,
+    _account_key,
+)
+from .machine_rules import SigningRules
 from .signature_checks import check_address, check_signature, signed_message
 
 __all__ = [
@@ -88,93 +101,8 @@ __all__ = [
     "state_digest",
 ]
 
-Json = dict[str, Any]
 
-SIGN_RAW_PAYLOAD_V1 = "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD"
-SIGN_RAW_PAYLOAD_V2 = "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2"
-CREATE_USERS_TYPES = ("ACTIVITY_TYPE_CREATE_USERS_V3", "ACTIVITY_TYPE_CREATE_USERS_V4")
-
-
-# --- the model ---------------------------------------------------------------------------
-
-
-class Account(NamedTuple):
-    """A wallet account the machine created (kept in the ``accounts`` bundle)."""
-
-    address: str
-    curve: str
-    wallet_id: str
-    address_format: str
-    path: str
-    public_key: str
-    wallet_account_id: str
-
-
-class PrivateKeyRef(NamedTuple):
-    """A private key the machine created (kept in the ``private_keys`` bundle)."""
-
-    private_key_id: str
-    curve: str
-
-
-@dataclass
-class UserModel:
-    name: str
-    email: str | None = None
-    phone_number: str | None = None
-    api_keys: set[str] = field(default_factory=set)  # public keys
-
-
-@dataclass
-class KeyModel:
-    name: str
-    curve: str
-    public_key: str
-    addresses: dict[str, str]  # address format -> address
-    tags: set[str] = field(default_factory=set)
-
-
-@dataclass
-class Model:
-    """What the organization should hold; the invariants compare it with the list queries."""
-
-    users: dict[str, UserModel] = field(default_factory=dict)
-    wallets: dict[str, str] = field(default_factory=dict)  # wallet id -> name
-    accounts: dict[str, list[Account]] = field(default_factory=dict)  # wallet id -> accounts
-    private_keys: dict[str, KeyModel] = field(default_factory=dict)
-    tags: dict[str, str] = field(default_factory=dict)  # private key tag id -> name
-
-    def api_public_keys(self) -> set[str]:
-        return {k for user in self.users.values() for k in user.api_keys}
-
-    def live_account(self, address: str) -> Account | None:
-        """The account that signs for ``address`` (the oldest holder), if any."""
-        for accounts in self.accounts.values():
-            for account in accounts:
-                if account.address == address:
-                    return account
-        return None
-
-
-def _account_key(spec_or_account: Any) -> tuple[str, str, str]:
-    if isinstance(spec_or_account, Account):
-        a = spec_or_account
-        return (a.curve, a.path, a.address_format)
-    return ts.account_key(spec_or_account)
-
-
-_BAD_PATHS = {
-    # any curve: not a path
-    "no m": "44'/60'/0'/0/0",
-    "empty step": "m//0",
-    "not a number": "m/44'/x/0",
-    "too large": "m/2147483648",
-    "too large hardened": "m/2147483648'",
-    "negative": "m/-1",
-}
-
-
-class TurnkeyStateMachine(RuleBasedStateMachine):
+class TurnkeyStateMachine(SigningRules, RuleBasedStateMachine):
     """Random valid and invalid requests against one organization, checked against a model."""
 
     #: The emulator's seed (ids, keys and signatures are the same on every run).
@@ -529,215 +457,6 @@ class TurnkeyStateMachine(RuleBasedStateMachine):
             self.model.tags.pop(tag_id, None)
         for key in self.model.private_keys.values():
             key.tags.difference_update(tag_ids)
-
-    # ----- signing -----------------------------------------------------------------------
-
-    def _sign(
-        self,
-        ok: bool,
-        params: Json,
-        activity_type: str,
-        *,
-        curve: str,
-        public_key: str | None,
-        taproot_address: str | None,
-    ) -> None:
-        result = self.submit(ok, "sign_raw_payload", params, activity_type)
-        if result is None or not self.check_signatures:
-            return
-        assert public_key is not None
-        check_signature(
-            result,
-            curve=curve,
-            public_key=public_key,
-            payload=params["payload"],
-            encoding=params["encoding"],
-            hash_function=params["hashFunction"],
-            taproot_address=taproot_address,
-        )
-
-    @rule(account=accounts, data=st.data())
-    def sign_with_account(self, account: Account, data: st.DataObject) -> None:
-        payload, encoding, hash_function = data.draw(ts.payloads(account.curve), label="payload")
-        live = self.model.live_account(account.address)
-        params = {
-            "signWith": account.address,
-            "payload": payload,
-            "encoding": encoding,
-            "hashFunction": hash_function,
-        }
-        taproot = live is not None and live.address_format.endswith("_P2TR")
-        self._sign(
-            live is not None,
-            params,
-            SIGN_RAW_PAYLOAD_V2,
-            curve=account.curve,
-            public_key=live.public_key if live else None,
-            taproot_address=account.address if taproot else None,
-        )
-
-    @rule(account=accounts, data=st.data())
-    def sign_payloads_with_account(self, account: Account, data: st.DataObject) -> None:
-        """``sign_raw_payloads``: several payloads, one encoding and hash, signatures in order."""
-        drawn = data.draw(st.lists(ts.payloads(account.curve), min_size=1, max_size=3))
-        encoding, hash_function = drawn[0][1:]
-        payloads = [p for p, e, h in drawn if (e, h) == (encoding, hash_function)]
-        live = self.model.live_account(account.address)
-        params = {
-            "signWith": account.address,
-            "payloads": payloads,
-            "encoding": encoding,
-            "hashFunction": hash_function,
-        }
-        result = self.submit(live is not None, "sign_raw_payloads", params)
-        if result is None or not self.check_signatures:
-            return
-        assert live is not None
-        assert len(result["signatures"]) == len(payloads), result
-        taproot = account.address if live.address_format.endswith("_P2TR") else None
-        for payload, signature in zip(payloads, result["signatures"], strict=True):
-            check_signature(
-                signature,
-                curve=live.curve,
-                public_key=live.public_key,
-                payload=payload,
-                encoding=encoding,
-                hash_function=hash_function,
-                taproot_address=taproot,
-            )
-
-    @rule(wallet_id=wallets, data=st.data())
-    def sign_with_wallet_account(self, wallet_id: str, data: st.DataObject) -> None:
-        """Sign with one of the accounts a wallet was made with or given (live or not)."""
-        made = [a for a in self.created["accounts"] if a.wallet_id == wallet_id]
-        if made:
-            self.sign_with_account(data.draw(st.sampled_from(made), label="account"), data)
-
-    @rule(key=private_keys, data=st.data())
-    def sign_with_private_key(self, key: PrivateKeyRef, data: st.DataObject) -> None:
-        payload, encoding, hash_function = data.draw(ts.payloads(key.curve), label="payload")
-        live = self.model.private_keys.get(key.private_key_id)
-        names = [key.private_key_id, *(live.addresses.items() if live else ())]
-        chosen = data.draw(st.sampled_from(names), label="signWith")
-        address_format, sign_with = (None, chosen) if isinstance(chosen, str) else chosen
-        options = {"payload": payload, "encoding": encoding, "hashFunction": hash_function}
-        if sign_with == key.private_key_id and data.draw(st.booleans(), label="v1"):
-            params, activity_type = {"privateKeyId": sign_with, **options}, SIGN_RAW_PAYLOAD_V1
-        else:
-            params, activity_type = {"signWith": sign_with, **options}, SIGN_RAW_PAYLOAD_V2
-        taproot = address_format is not None and address_format.endswith("_P2TR")
-        self._sign(
-            live is not None,
-            params,
-            activity_type,
-            curve=key.curve,
-            public_key=live.public_key if live else None,
-            taproot_address=sign_with if taproot else None,
-        )
-
-    # ----- invalid requests --------------------------------------------------------------
-
-    def _some_live_wallet(self, data: st.DataObject) -> str | None:
-        if not self.model.wallets:
-            return None
-        return data.draw(st.sampled_from(sorted(self.model.wallets)), label="wallet")
-
-    @rule(data=st.data())
-    def unknown_ids_fail(self, data: st.DataObject) -> None:
-        """Every id a request names must exist: an unknown one is an error that changes
-        nothing (and a query for it, too)."""
-        unknown = data.draw(st.uuids().map(str), label="unknown id")
-        known = {
-            self.org.user_id,
-            *self.model.users,
-            *self.model.wallets,
-            *self.model.private_keys,
-            *self.model.tags,
-        }
-        if unknown in known:
-            return
-        account = data.draw(ts.account_specs(), label="account")
-        payload = data.draw(ts.payloads(ts.SECP256K1), label="payload")
-        operation, params = data.draw(
-            st.sampled_from(
-                [
-                    ("delete_users", {"userIds": [unknown]}),
-                    ("delete_wallets", {"walletIds": [unknown], "deleteWithoutExport": True}),
-                    ("create_wallet_accounts", {"walletId": unknown, "accounts": [account]}),
-                    ("delete_private_keys", {"privateKeyIds": [unknown]}),
-                    ("delete_private_key_tags", {"privateKeyTagIds": [unknown]}),
-                    (
-                        "update_private_key_tag",
-                        {
-                            "privateKeyTagId": unknown,
-                            "addPrivateKeyIds": [],
-                            "removePrivateKeyIds": [],
-                        },
-                    ),
-                    (
-                        "sign_raw_payload",
-                        dict(
-                            zip(("payload", "encoding", "hashFunction"), payload, strict=True),
-                            signWith=unknown,
-                        ),
-                    ),
-                    ("get_wallet", {"walletId": unknown}),
-                    ("get_private_key", {"privateKeyId": unknown}),
-                    ("get_user", {"userId": unknown}),
-                ]
-            ),
-            label="request",
-        )
-        self.fails(operation, params)
-
-    @rule(data=st.data())
-    def bad_accounts_fail(self, data: st.DataObject) -> None:
-        """A path the curve cannot derive, or an address format it does not make, is a 400
-        that changes nothing, whether in create_wallet or create_wallet_accounts."""
-        account = dict(data.draw(ts.account_specs(), label="account"))
-        kind = data.draw(st.sampled_from(("path", "ed25519 normal step", "format")), label="bad")
-        if kind == "path":
-            account["path"] = _BAD_PATHS[data.draw(st.sampled_from(sorted(_BAD_PATHS)))]
-        elif kind == "ed25519 normal step":
-            account["curve"] = ts.ED25519
-            account["addressFormat"] = data.draw(
-                st.sampled_from(ts.address_formats_for(ts.ED25519))
-            )
-            account["path"] = data.draw(ts.derivation_paths(ts.ED25519)) + "/0"
-        else:
-            fits = set(ts.address_formats_for(account["curve"]))
-            others = [f for f in ts.address_formats_for(ts.SECP256K1) if f not in fits] + [
-                f for f in ts.address_formats_for(ts.ED25519) if f not in fits
-            ]
-            account["addressFormat"] = data.draw(st.sampled_from(sorted(set(others))))
-        good = data.draw(ts.account_spec_lists(max_size=2), label="good accounts")
-        good = [a for a in good if ts.account_key(a) != ts.account_key(account)]
-        accounts = data.draw(st.permutations([*good, account]), label="accounts")
-        wallet_id = self._some_live_wallet(data)
-        if wallet_id is None or data.draw(st.booleans(), label="new wallet"):
-            name = "bad-accounts"
-            while name in self.model.wallets.values():
-                name += "!"
-            self.fails("create_wallet", {"walletName": name, "accounts": accounts})
-        else:
-            self.fails("create_wallet_accounts", {"walletId": wallet_id, "accounts": accounts})
-
-    @precondition(lambda self: any(k.curve == ts.ED25519 for k in self.model.private_keys.values()))
-    @rule(data=st.data())
-    def ed25519_with_a_hash_fails(self, data: st.DataObject) -> None:
-        """Ed25519 signs the message itself: any hash function but NOT_APPLICABLE is a 400."""
-        ed25519_keys = sorted(
-            k for k, v in self.model.private_keys.items() if v.curve == ts.ED25519
-        )
-        key_id = data.draw(st.sampled_from(ed25519_keys), label="key")
-        hash_function = data.draw(st.sampled_from((ts.SHA256, ts.KECCAK256, ts.NO_OP)))
-        params = {
-            "signWith": key_id,
-            "payload": "00" * 32,
-            "encoding": ts.HEXADECIMAL,
-            "hashFunction": hash_function,
-        }
-        self.fails("sign_raw_payload", params)
 
     # ----- invariants --------------------------------------------------------------------
 

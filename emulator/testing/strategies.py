@@ -6,7 +6,7 @@ Two layers:
   ``parameters("create_users")`` draws a dict that passes the schema of that operation's
   default version (``parameters("create_users", "ACTIVITY_TYPE_CREATE_USERS_V2")`` another
   one; a query's body for a query). ``from_spec(spec)`` does the same for any
-  ``emulator.schema`` spec. Such values are valid field by field, not necessarily valid for
+  ``emulator.ground.schema`` spec. Such values are valid field by field, not necessarily valid for
   the handler's business rules (a random ``walletId`` names no wallet). ``overrides`` puts a
   strategy of yours at a field, by its dotted name (arrays add no segment):
 
@@ -37,13 +37,13 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
-from .. import schema
-from ..accounts import DEFAULT_PATHS
 from ..crypto.addresses import ADDRESS_FORMATS as _ENCODABLE_FORMATS
 from ..crypto.addresses import curves_for
 from ..crypto.api_keys import CURVES as API_KEY_CURVES
 from ..crypto.api_keys import ApiKeyPair, key_pair_from_entropy
-from ..enums import ADDRESS_FORMATS, CURVES
+from ..crypto.default_paths import DEFAULT_PATHS
+from ..ground import schema
+from ..ground.enums import ADDRESS_FORMATS, CURVES
 from ..ops import ACTIVITY, REGISTRY
 
 __all__ = [
@@ -163,7 +163,7 @@ def from_spec(
     _path: str = "",
     _required: bool = True,
 ) -> SearchStrategy[Any]:
-    """Values that ``spec`` accepts with no violation (``emulator.schema.check``).
+    """Values that ``spec`` accepts with no violation (``emulator.ground.schema.check``).
 
     ``overrides`` maps a dotted field path (``"accounts"``, ``"users.apiKeys"``; an array
     adds no segment) to the strategy to use there instead.

@@ -3,6 +3,6 @@
 
 from __future__ import annotations
 
-from .authenticator import VirtualAuthenticator
+from ..crypto.authenticator import VirtualAuthenticator
 
 __all__ = ["VirtualAuthenticator"]

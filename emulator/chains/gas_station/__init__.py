@@ -20,9 +20,9 @@ from typing import Any
 
 from eth_abi import encode
 
-from ... import jsontext
 from ...crypto.eip712 import typed_data_digest
 from ...crypto.hashing import keccak256
+from ...ground import jsontext
 
 HERE = Path(__file__).parent
 NONCE_SLOT = int.from_bytes(keccak256(b"turnkey-emulator.gas-station.nonce"), "big")
