@@ -123,16 +123,20 @@ def sign_payload(
     hash_function: str,
     *,
     taproot: bool = False,
+    schnorr: bool = False,
 ) -> Signature:
     """Decode, hash and sign one payload the way ``sign_raw_payload`` does.
 
     ``taproot`` (the key is named by a P2TR address) signs BIP340 Schnorr with the
-    BIP86-tweaked key instead of ECDSA.
+    BIP86-tweaked key instead of ECDSA; ``schnorr`` (a Spark address) signs plain BIP340
+    Schnorr with the key itself (docs.turnkey.com/networks/spark, "Schnorr signing").
     """
     message = message_to_sign(curve, payload, encoding, hash_function)
     if curve == SECP256K1:
         if taproot:
             return sign_digest_taproot(private_key, message)
+        if schnorr:
+            return sign_digest_schnorr(private_key, message)
         return sign_digest_secp256k1(private_key, message)
     if curve == P256:
         return sign_digest_p256(private_key, message)
@@ -175,6 +179,15 @@ def sign_digest_taproot(private_key: bytes, digest: bytes) -> Signature:
     _check_digest(digest)
     tweaked = _secp256k1_key(taproot_tweaked_key(private_key))
     raw = tweaked.sign_schnorr(digest, aux_randomness=bytes(32))
+    return Signature(raw[:32].hex(), raw[32:].hex(), "00")
+
+
+def sign_digest_schnorr(private_key: bytes, digest: bytes) -> Signature:
+    """Plain BIP340 Schnorr over a 32-byte digest (no tweak), zero auxiliary randomness."""
+    _check_digest(digest)
+    raw = _secp256k1_key(_scalar(private_key, SECP256K1_ORDER)).sign_schnorr(
+        digest, aux_randomness=bytes(32)
+    )
     return Signature(raw[:32].hex(), raw[32:].hex(), "00")
 
 

@@ -925,6 +925,107 @@ class SignTransactionResult(TypedDict):
 Caip26 = Literal["solana:mainnet", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d", "solana:devnet", "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1", "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG"]
 
 
+class LeaveParams(TypedDict):
+    leafId: str
+    ciphertext: str
+    senderSignature: str
+
+
+class OperatorRecipientParams(TypedDict):
+    operatorId: str
+    encryptionPublicKey: str
+
+
+class SparkClaimTransferClaimParams(TypedDict):
+    leaves: list[LeaveParams]
+    threshold: int
+    operatorRecipients: list[OperatorRecipientParams]
+    transferId: str
+    senderIdentityPublicKey: str
+
+
+class SparkClaimTransferResult(TypedDict):
+    activity: dict[str, Any]
+    operatorPackages: list[dict[str, Any]]
+    newLeafPublicKeys: list[dict[str, Any]]
+
+
+class SparkPrepareLightningReceiveLightningReceiveParams(TypedDict):
+    threshold: int
+    operatorRecipients: list[OperatorRecipientParams]
+
+
+class SparkPrepareLightningReceiveResult(TypedDict):
+    activity: dict[str, Any]
+    operatorPackages: list[dict[str, Any]]
+    paymentHash: str
+
+
+class SigningLeafParams(TypedDict):
+    leafId: str
+
+
+class StaticDepositParams(TypedDict):
+    index: int
+
+
+class OldLeafDerivationParams(TypedDict, total=False):
+    identity: dict[str, Any]
+    signingLeaf: SigningLeafParams
+    deposit: dict[str, Any]
+    staticDeposit: StaticDepositParams
+    htlcPreimage: dict[str, Any]
+
+
+class _LeaveParams2Required(TypedDict):
+    leafId: str
+    oldLeafDerivation: OldLeafDerivationParams
+    newLeafDerivation: OldLeafDerivationParams
+
+
+class LeaveParams2(_LeaveParams2Required, total=False):
+    refundSignature: str
+    directRefundSignature: str
+    directFromCpfpRefundSignature: str
+
+
+class SparkPrepareTransferTransferParams(TypedDict):
+    transferId: str
+    leaves: list[LeaveParams2]
+    threshold: int
+    operatorRecipients: list[OperatorRecipientParams]
+    receiverPublicKey: str
+
+
+class SparkPrepareTransferResult(TypedDict):
+    activity: dict[str, Any]
+    operatorPackages: list[dict[str, Any]]
+    transferUserSignature: str
+    newLeafPublicKeys: list[dict[str, Any]]
+
+
+class OperatorCommitmentParams(TypedDict):
+    id: str
+    hiding: str
+    binding: str
+
+
+class _SignatureParamsRequired(TypedDict):
+    derivation: OldLeafDerivationParams
+    message: str
+    verifyingKey: str
+    operatorCommitments: list[OperatorCommitmentParams]
+
+
+class SignatureParams(_SignatureParamsRequired, total=False):
+    adaptorPublicKey: str
+
+
+class SparkSignFrostResult(TypedDict):
+    activity: dict[str, Any]
+    signatures: list[dict[str, Any]]
+
+
 class UpdateOrganizationNameResult(TypedDict):
     activity: dict[str, Any]
     organizationId: str
@@ -3255,6 +3356,78 @@ class OperationMethods:
         return cast(
             "EthSendTransactionResult",
             self._run_operation("sol_send_transaction", {"unsignedTransaction": unsigned_transaction, "caip2": caip2, "signWiths": sign_withs, "sponsor": sponsor, "recentBlockhash": recent_blockhash, "signWith": sign_with}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("spark_claim_transfer")
+    def spark_claim_transfer(
+        self,
+        *,
+        sign_with: str,
+        claim: SparkClaimTransferClaimParams,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_SPARK_CLAIM_TRANSFER"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> SparkClaimTransferResult:
+        """Claim a Spark transfer (``/public/v1/submit/spark_claim_transfer``)."""
+        return cast(
+            "SparkClaimTransferResult",
+            self._run_operation("spark_claim_transfer", {"signWith": sign_with, "claim": claim}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("spark_prepare_lightning_receive")
+    def spark_prepare_lightning_receive(
+        self,
+        *,
+        sign_with: str,
+        lightning_receive: SparkPrepareLightningReceiveLightningReceiveParams,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_SPARK_PREPARE_LIGHTNING_RECEIVE"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> SparkPrepareLightningReceiveResult:
+        """Prepare a Spark Lightning receive (``/public/v1/submit/spark_prepare_lightning_receive``)."""
+        return cast(
+            "SparkPrepareLightningReceiveResult",
+            self._run_operation("spark_prepare_lightning_receive", {"signWith": sign_with, "lightningReceive": lightning_receive}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("spark_prepare_transfer")
+    def spark_prepare_transfer(
+        self,
+        *,
+        sign_with: str,
+        transfer: SparkPrepareTransferTransferParams,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_SPARK_PREPARE_TRANSFER"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> SparkPrepareTransferResult:
+        """Prepare a Spark transfer (``/public/v1/submit/spark_prepare_transfer``)."""
+        return cast(
+            "SparkPrepareTransferResult",
+            self._run_operation("spark_prepare_transfer", {"signWith": sign_with, "transfer": transfer}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("spark_sign_frost")
+    def spark_sign_frost(
+        self,
+        *,
+        sign_with: str,
+        signatures: list[SignatureParams],
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_SPARK_SIGN_FROST"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> SparkSignFrostResult:
+        """Sign with FROST as a Spark participant (``/public/v1/submit/spark_sign_frost``)."""
+        return cast(
+            "SparkSignFrostResult",
+            self._run_operation("spark_sign_frost", {"signWith": sign_with, "signatures": signatures}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("stamp_login")

@@ -66,6 +66,7 @@ def sign(signer: keys.Signer, payload: str, encoding: str, hash_function: str) -
             encoding,
             hash_function,
             taproot=signer.is_taproot,
+            schnorr=signer.is_spark,
         )
     except signing.SigningError as exc:
         raise InvalidArgument(str(exc), turnkey_error_code="REQUEST_INVALID") from None

@@ -43,6 +43,13 @@ class Signer:
         """Named by a P2TR address: Turnkey then signs Schnorr with the BIP86 tweak."""
         return self.address_format is not None and self.address_format.endswith("_P2TR")
 
+    @property
+    def is_spark(self) -> bool:
+        """Named by a Spark address: Turnkey then signs plain (untweaked) BIP340 Schnorr."""
+        return self.address_format is not None and self.address_format.startswith(
+            "ADDRESS_FORMAT_SPARK_"
+        )
+
 
 # --- making keys ----------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from ..curves import ED25519, P256, SECP256K1
-from . import bitcoin, chains, keys, ton
+from . import bitcoin, chains, keys, spark, ton
 from .options import (
     DEFAULT_OPTIONS,
     AddressOptions,
@@ -119,6 +119,8 @@ def _build() -> dict[str, AddressFormatSpec]:
         _ton_spec("TON_V4R2", ton.V4R2),
         _spec("XRP", secp256k1=lambda k, o: chains.xrp(secp(k))),
         _ton_spec("TON_V5R1", ton.V5R1),
+        _spec("SPARK_MAINNET", secp256k1=lambda k, o: spark.encode(secp(k), spark.MAINNET_HRP)),
+        _spec("SPARK_REGTEST", secp256k1=lambda k, o: spark.encode(secp(k), spark.REGTEST_HRP)),
     ]
     return {spec.name: spec for spec in specs}
 
