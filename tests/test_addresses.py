@@ -99,6 +99,7 @@ EXPECTED_CURVES = {
     "COMPRESSED": frozenset({SECP256K1, P256, ED25519}),
     **dict.fromkeys(["ETHEREUM", "COSMOS", "TRON", "SEI", "XRP"], frozenset({SECP256K1})),
     **dict.fromkeys(["DOGE_MAINNET", "DOGE_TESTNET"], frozenset({SECP256K1})),
+    **dict.fromkeys(["SPARK_MAINNET", "SPARK_REGTEST"], frozenset({SECP256K1})),
     **{
         f"BITCOIN_{net}_{kind}": frozenset({SECP256K1})
         for net in NETWORKS
@@ -126,7 +127,7 @@ def test_every_format_that_does_not_fit_the_curve_is_refused():
             with pytest.raises(UnsupportedAddressFormat):
                 encode_address(name, curve, keys[curve])
             refused += 1
-    assert refused == 36 * 3 - sum(len(c) for c in EXPECTED_CURVES.values())
+    assert refused == 38 * 3 - sum(len(c) for c in EXPECTED_CURVES.values())
 
 
 @pytest.mark.parametrize(
@@ -139,7 +140,7 @@ def test_examples_of_refused_pairs(fmt, curve):
 
 
 def test_unknown_formats_and_curves_are_refused():
-    for bad in ("ADDRESS_FORMAT_SPARK_MAINNET", "ADDRESS_FORMAT_UNKNOWN", "ETHEREUM"):
+    for bad in ("ADDRESS_FORMAT_SPARK_TESTNET", "ADDRESS_FORMAT_UNKNOWN", "ETHEREUM"):
         with pytest.raises(UnsupportedAddressFormat):
             curves_for(bad)
         with pytest.raises(UnsupportedAddressFormat):

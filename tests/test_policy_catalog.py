@@ -230,6 +230,12 @@ REGISTRY_TYPES_WITH_A_KIND_ONLY: frozenset[str] = frozenset(
         # (PRIVATE_KEY / SIGN), none for these two broadcasting activities
         "ACTIVITY_TYPE_ETH_SEND_RAW_TRANSACTION",
         "ACTIVITY_TYPE_ETH_UNDELEGATE_7702",
+        # the Spark activities have a kind (the catalog's Spark rows) and no resource/action
+        # row in the language page's table
+        "ACTIVITY_TYPE_SPARK_SIGN_FROST",
+        "ACTIVITY_TYPE_SPARK_PREPARE_TRANSFER",
+        "ACTIVITY_TYPE_SPARK_CLAIM_TRANSFER",
+        "ACTIVITY_TYPE_SPARK_PREPARE_LIGHTNING_RECEIVE",
     }
 )
 
