@@ -443,16 +443,101 @@ def test_refusals_answer_400_and_change_nothing(emu, alice):
     assert "must be a signingLeaf derivation" in e.message
 
 
-def test_spark_activities_are_recorded_and_survive_a_state_round_trip(emu, alice):
+def test_spark_activities_are_journaled_and_survive_a_state_file(tmp_path):
+    """The activities and their results are records like any other: the journal of
+    ``serve --state`` replays them, and ``save``/``load`` keeps them."""
+    from emulator.state.journal import Journal
+    from emulator.state.persistence import StateFile
+    from emulator.testing.digest import state_digest
+
+    emu = Emulator(seed=11)
+    emu.create_organization("spark")
+    state = StateFile.create(tmp_path / "state.sqlite", emu.to_document())
+    journal = Journal(emu, state, compact_every=10**9).attach()
+    (address,) = emu.backdoor.import_wallet(ABANDON, accounts=[spark_account()])["addresses"]
     ops = SimulatedOperators()
     result = emu.spark_prepare_lightning_receive(
-        sign_with=alice, lightning_receive={"threshold": 2, "operatorRecipients": ops.recipients()}
+        sign_with=address,
+        lightning_receive={"threshold": 2, "operatorRecipients": ops.recipients()},
     )
-    activities = emu.get_activities()["activities"]
-    assert activities[0]["type"] == "ACTIVITY_TYPE_SPARK_PREPARE_LIGHTNING_RECEIVE"
-    assert activities[0]["status"] == "ACTIVITY_STATUS_COMPLETED"
-    stored = activities[0]["result"]["sparkPrepareLightningReceiveResult"]
-    assert stored["paymentHash"] == result["paymentHash"]
-    again = Emulator.from_state(emu.to_state()) if hasattr(Emulator, "from_state") else None
-    if again is not None:
-        assert again.get_activities()["activities"][0]["result"] == activities[0]["result"]
+    ops_public, _ = ops.key_shares("j")
+    emu.spark_sign_frost(
+        sign_with=address,
+        signatures=[
+            {
+                "derivation": {"identity": {}},
+                "message": "33" * 32,
+                "verifyingKey": points.add(points.base_mul(2), ops_public).hex(),
+                "operatorCommitments": ops.commitments(ops.nonces([1, 2])),
+            }
+        ],
+    )
+    journal.sync()
+    reader = StateFile.open(tmp_path / "state.sqlite")
+    try:
+        replayed = Emulator.from_document(reader.read(), exact_order=False)
+    finally:
+        reader.close()
+    journal.close()
+    assert state_digest(replayed) == state_digest(emu)
+    kinds = [a["type"] for a in replayed.get_activities()["activities"]][:2]
+    assert kinds == [
+        "ACTIVITY_TYPE_SPARK_SIGN_FROST",
+        "ACTIVITY_TYPE_SPARK_PREPARE_LIGHTNING_RECEIVE",
+    ]
+    receive = replayed.get_activities()["activities"][1]["result"]
+    assert receive["sparkPrepareLightningReceiveResult"]["paymentHash"] == result["paymentHash"]
+    emu.save(tmp_path / "state.json")
+    again = Emulator.load(tmp_path / "state.json")
+    assert again.get_activities()["activities"] == emu.get_activities()["activities"]
+    # the Spark account signs again after the load (the wallet's seed came back)
+    assert again.spark_prepare_lightning_receive(
+        sign_with=address,
+        lightning_receive={"threshold": 1, "operatorRecipients": ops.recipients()},
+    )["paymentHash"]
+
+
+def test_a_webhook_receiver_gets_the_spark_activity(tmp_path):
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    bodies: list[bytes] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            bodies.append(self.rfile.read(int(self.headers["Content-Length"])))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with Emulator(seed=5) as emu:
+            emu.create_organization()
+            emu.create_webhook_endpoint(
+                url=f"http://127.0.0.1:{server.server_port}/hooks",
+                name="hooks",
+                subscriptions=[{"eventType": "ACTIVITY_UPDATES"}],
+            )
+            (address,) = emu.backdoor.import_wallet(ABANDON, accounts=[spark_account()])[
+                "addresses"
+            ]
+            ops = SimulatedOperators()
+            made = emu.spark_prepare_lightning_receive(
+                sign_with=address,
+                lightning_receive={"threshold": 2, "operatorRecipients": ops.recipients()},
+            )
+            assert emu.webhooks.wait(10)
+    finally:
+        server.shutdown()
+        server.server_close()
+    activity = json.loads(bodies[-1])
+    assert activity["id"] == made["activity"]["id"]
+    assert activity["type"] == "ACTIVITY_TYPE_SPARK_PREPARE_LIGHTNING_RECEIVE"
+    assert activity["status"] == "ACTIVITY_STATUS_COMPLETED"
+    result = activity["result"]["sparkPrepareLightningReceiveResult"]
+    assert result["paymentHash"] == made["paymentHash"]
