@@ -155,3 +155,150 @@ def test_a_spark_activity_waits_for_consensus_then_completes(turnkey_emulator, t
     assert done["status"] == "ACTIVITY_STATUS_COMPLETED"
     result = done["result"]["sparkPrepareLightningReceiveResult"]
     assert len(result["paymentHash"]) == 64 and len(result["operatorPackages"]) == 3
+
+
+def test_the_typescript_client_runs_the_four_spark_activities():
+    """``@turnkey/http`` 6.6.0's ``sparkSignFrost``, ``sparkPrepareTransfer``,
+    ``sparkClaimTransfer`` and ``sparkPrepareLightningReceive`` against a served emulator;
+    the FROST share aggregates into a BIP-340 signature (pure-Python verifier)."""
+    import hashlib
+
+    from emulator import Emulator
+    from emulator.crypto.addresses import spark as spark_address
+    from emulator.crypto.api_keys import generate_key_pair
+    from emulator.crypto.spark import frost
+    from emulator.testing.bip340 import bip86_output_key
+    from emulator.testing.bip340 import verify as bip340_verify
+    from emulator.testing.spark import read_proto
+    from tests.typescript import client_calls, typescript_or_skip
+
+    ts = typescript_or_skip()
+    emu = Emulator(seed=41)
+    root = generate_key_pair()
+    org = emu.create_organization(api_public_key=root.public_key, api_private_key=root.private_key)
+    (alice,) = emu.backdoor.import_wallet(ABANDON, accounts=[ACCOUNT])["addresses"]
+    (bob,) = emu.backdoor.import_wallet(
+        "legal winner thank year wave sausage worth useful legal winner thank yellow",
+        name="bob",
+        accounts=[ACCOUNT],
+    )["addresses"]
+    _, alice_identity = spark_address.decode(alice)
+    _, bob_identity = spark_address.decode(bob)
+    ops = SimulatedOperators()
+    ops_public, key_shares = ops.key_shares("ts")
+    verifying_key = points.add(alice_identity, ops_public)
+    message = hashlib.sha256(b"ts sighash").digest()
+    nonces = ops.nonces([1, 2])
+    transfer_id = "3f1e2d3c-4b5a-4697-8a8b-9c0d1e2f3a4b"
+
+    def activity(kind: str, parameters: dict) -> dict:
+        return {
+            "type": kind,
+            "timestampMs": str(emu.clock.now_ms()),
+            "organizationId": org.organization_id,
+            "parameters": parameters,
+        }
+
+    signed, prepared, received = client_calls(
+        ts,
+        emu.world,
+        root,
+        [
+            (
+                "sparkSignFrost",
+                activity(
+                    "ACTIVITY_TYPE_SPARK_SIGN_FROST",
+                    {
+                        "signWith": alice,
+                        "signatures": [
+                            {
+                                "derivation": {"identity": {}},
+                                "message": message.hex(),
+                                "verifyingKey": verifying_key.hex(),
+                                "operatorCommitments": ops.commitments(nonces),
+                            }
+                        ],
+                    },
+                ),
+            ),
+            (
+                "sparkPrepareTransfer",
+                activity(
+                    "ACTIVITY_TYPE_SPARK_PREPARE_TRANSFER",
+                    {
+                        "signWith": alice,
+                        "transfer": {
+                            "transferId": transfer_id,
+                            "threshold": 2,
+                            "operatorRecipients": ops.recipients(),
+                            "receiverPublicKey": bob_identity.hex(),
+                            "leaves": [
+                                {
+                                    "leafId": "leaf-ts",
+                                    "oldLeafDerivation": {"signingLeaf": {"leafId": "leaf-ts"}},
+                                    "newLeafDerivation": {"signingLeaf": {"leafId": "leaf-bob"}},
+                                }
+                            ],
+                        },
+                    },
+                ),
+            ),
+            (
+                "sparkPrepareLightningReceive",
+                activity(
+                    "ACTIVITY_TYPE_SPARK_PREPARE_LIGHTNING_RECEIVE",
+                    {
+                        "signWith": alice,
+                        "lightningReceive": {
+                            "threshold": 2,
+                            "operatorRecipients": ops.recipients(),
+                        },
+                    },
+                ),
+            ),
+        ],
+    )
+    (share,) = signed["activity"]["result"]["sparkSignFrostResult"]["signatures"]
+    session = ops.session(message, verifying_key, nonces, share)
+    z = [int(share["signatureShare"], 16), *ops.sign(session, nonces, key_shares).values()]
+    assert bip340_verify(bip86_output_key(verifying_key[1:]), message, frost.aggregate(session, z))
+    assert (
+        len(received["activity"]["result"]["sparkPrepareLightningReceiveResult"]["paymentHash"])
+        == 64
+    )
+    package = prepared["activity"]["result"]["sparkPrepareTransferResult"]["operatorPackages"][0]
+    (leaf,) = [v for n, v in read_proto(ops.open(0, package["encryptedPackage"])) if n == 1]
+    fields = dict((n, v) for n, v in read_proto(leaf) if n != 3)
+    (claimed,) = client_calls(
+        ts,
+        emu.world,
+        root,
+        [
+            (
+                "sparkClaimTransfer",
+                activity(
+                    "ACTIVITY_TYPE_SPARK_CLAIM_TRANSFER",
+                    {
+                        "signWith": bob,
+                        "claim": {
+                            "transferId": transfer_id,
+                            "senderIdentityPublicKey": alice_identity.hex(),
+                            "threshold": 2,
+                            "operatorRecipients": ops.recipients(),
+                            "leaves": [
+                                {
+                                    "leafId": "leaf-ts",
+                                    "ciphertext": fields[4].hex(),
+                                    "senderSignature": fields[5].hex(),
+                                }
+                            ],
+                        },
+                    },
+                ),
+            )
+        ],
+    )
+    result = claimed["activity"]["result"]["sparkClaimTransferResult"]
+    assert claimed["activity"]["status"] == "ACTIVITY_STATUS_COMPLETED"
+    assert [k["leafId"] for k in result["newLeafPublicKeys"]] == ["leaf-ts"]
+    assert len(result["operatorPackages"]) == 3
