@@ -302,3 +302,48 @@ def test_the_typescript_client_runs_the_four_spark_activities():
     assert claimed["activity"]["status"] == "ACTIVITY_STATUS_COMPLETED"
     assert [k["leafId"] for k in result["newLeafPublicKeys"]] == ["leaf-ts"]
     assert len(result["operatorPackages"]) == 3
+
+
+def test_the_dashboard_lists_a_waiting_spark_activity_and_a_vote_there_completes_it():
+    import requests
+
+    from emulator import Emulator
+    from emulator.http.control import Control
+    from emulator.http.server import serving
+
+    emu = Emulator(seed=12)
+    emu.create_organization()
+    address = spark_wallet(emu)
+    alice_id, alice = add_user(emu, "alice")
+    bob_id, bob = add_user(emu, "bob")
+    emu.backdoor.hold_key(bob)  # the dashboard stamps bob's vote with it
+    emu.create_policy(
+        policy_name="two for spark",
+        effect="EFFECT_ALLOW",
+        notes="",
+        condition="activity.type == 'ACTIVITY_TYPE_SPARK_PREPARE_LIGHTNING_RECEIVE'",
+        consensus=f"approvers.any(u, u.id == '{alice_id}') && approvers.any(u, u.id == '{bob_id}')",
+    )
+    ops = SimulatedOperators()
+    pending = emu.spark_prepare_lightning_receive(
+        sign_with=address,
+        lightning_receive={"threshold": 2, "operatorRecipients": ops.recipients()},
+        caller=alice,
+    )["activity"]
+    with serving(emu.world, control=Control(emu)) as url:
+
+        def view(name: str, params: dict) -> dict:
+            answer = requests.post(f"{url}/emulator/ui/api/{name}", json=params, timeout=10)
+            assert answer.status_code == 200, answer.text
+            return answer.json()
+
+        (row,) = view("activities", {"status": "ACTIVITY_STATUS_CONSENSUS_NEEDED"})["activities"]
+        assert row["id"] == pending["id"] and row["proposer"] == "alice"
+        detail = view("activity", {"activityId": pending["id"]})
+        assert detail["activity"]["type"] == "ACTIVITY_TYPE_SPARK_PREPARE_LIGHTNING_RECEIVE"
+        intent = detail["activity"]["intent"]["sparkPrepareLightningReceiveIntent"]
+        assert intent["signWith"] == address
+        voted = view("vote", {"activityId": pending["id"], "userId": bob_id, "decision": "approve"})
+        assert voted["activity"]["status"] == "ACTIVITY_STATUS_COMPLETED"
+        result = voted["activity"]["result"]["sparkPrepareLightningReceiveResult"]
+        assert len(result["paymentHash"]) == 64
