@@ -541,3 +541,36 @@ def test_a_webhook_receiver_gets_the_spark_activity(tmp_path):
     assert activity["status"] == "ACTIVITY_STATUS_COMPLETED"
     result = activity["result"]["sparkPrepareLightningReceiveResult"]
     assert result["paymentHash"] == made["paymentHash"]
+
+
+def test_a_private_key_with_a_spark_address_signs_schnorr_but_is_no_spark_wallet(emu):
+    made = emu.create_private_keys(
+        private_keys=[
+            {
+                "privateKeyName": "spark key",
+                "curve": "CURVE_SECP256K1",
+                "privateKeyTags": [],
+                "addressFormats": ["ADDRESS_FORMAT_SPARK_MAINNET"],
+            }
+        ]
+    )["privateKeys"][0]
+    (address,) = [a["address"] for a in made["addresses"]]
+    key = emu.get_private_key(private_key_id=made["privateKeyId"])["privateKey"]
+    public = bytes.fromhex(key["publicKey"])
+    assert address == spark_address.encode(public, "spark")
+    digest = hashlib.sha256(b"pk").digest()
+    signed = emu.sign_raw_payload(
+        sign_with=address,
+        payload=digest.hex(),
+        encoding="PAYLOAD_ENCODING_HEXADECIMAL",
+        hash_function="HASH_FUNCTION_NO_OP",
+    )
+    assert bip340_verify(public[1:], digest, bytes.fromhex(signed["r"] + signed["s"]))
+    ops = SimulatedOperators()
+    e = refused(
+        emu,
+        emu.spark_prepare_lightning_receive,
+        sign_with=address,
+        lightning_receive={"threshold": 1, "operatorRecipients": ops.recipients()},
+    )
+    assert e.status == 400 and "of a wallet account" in e.message
