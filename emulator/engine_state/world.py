@@ -106,6 +106,9 @@ class Settings:
     # The documented API rate limits of this plan (``ratelimits.py``, docs/rate-limits.md):
     # "free", "pay-as-you-go", "pro" or "enterprise"; ``None`` (the default) counts nothing.
     rate_limits: str | None = None
+    # The origin of the fiat on-ramp's provider pages (``onRampUrl``; docs/onramp.md): ``serve``
+    # sets its own base URL when this is None.
+    onramp_site_url: str | None = None
 
     def __post_init__(self) -> None:
         if self.rate_limits is not None:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .backdoor import Backdoor
     from .oauth2 import EmulatorOAuth2
     from .oidc import EmulatorOidc
+    from .onramp import EmulatorOnRamp
 
 
 class Seams:
@@ -29,6 +30,7 @@ class Seams:
     _world: World
     _oidc: EmulatorOidc
     _auth_proxy: AuthProxy | None
+    _first_org_id: str | None
 
     @property
     def calls(self) -> CallLog:
@@ -106,3 +108,11 @@ class Seams:
         from .oauth2 import EmulatorOAuth2
 
         return EmulatorOAuth2(self._world)
+
+    @property
+    def onramp(self) -> EmulatorOnRamp:
+        """The sandbox fiat on-ramp provider (``settle``, ``quote``, ``transaction``,
+        ``encryption_public_key``); see ``facade/onramp.py``. Test-only, like ``backdoor``."""
+        from .onramp import EmulatorOnRamp
+
+        return EmulatorOnRamp(self._world, self._first_org_id)
