@@ -17,8 +17,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 from dataclasses import dataclass, replace
-from decimal import ROUND_DOWN, Decimal, InvalidOperation
+from decimal import ROUND_DOWN, Decimal
 from urllib.parse import urlencode, urlsplit
 
 from ..crypto.base58 import base58check_decode
@@ -87,6 +88,7 @@ FIAT_PER_USD = {
 }  # fmt: skip
 FIAT_CURRENCIES = tuple(f"FIAT_ON_RAMP_CURRENCY_{code}" for code in FIAT_PER_USD)
 MINIMUM_FIAT_AMOUNT = Decimal(20)  # "Must be greater than '20'"
+_AMOUNT = re.compile(r"[0-9]{1,12}(\.[0-9]{1,2})?")
 DEFAULT_FIAT_AMOUNT = "100"  # what the page offers when the intent sets none
 USDC_USD_PRICE = "1"
 BTC_USD_PRICE = "60000"
@@ -178,14 +180,10 @@ def caip2_of(network: str, sandbox: bool) -> str:
 
 
 def checked_amount(amount: str) -> str:
-    """A fiat amount: a positive decimal above the minimum, at most two decimals."""
-    try:
-        value = Decimal(amount)
-    except InvalidOperation:
-        value = Decimal("NaN")
-    if not value.is_finite() or value.as_tuple().exponent < -2 or amount.strip() != amount:  # type: ignore[operator]
+    """A fiat amount: digits with at most two decimals, above the minimum."""
+    if _AMOUNT.fullmatch(amount) is None:
         raise InvalidArgument(f"fiatCurrencyAmount must be a decimal amount, got {amount!r}")
-    if value <= MINIMUM_FIAT_AMOUNT:
+    if Decimal(amount) <= MINIMUM_FIAT_AMOUNT:
         raise InvalidArgument(f"fiatCurrencyAmount must be greater than {MINIMUM_FIAT_AMOUNT}")
     return amount
 
