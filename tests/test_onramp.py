@@ -402,7 +402,7 @@ def test_the_records_survive_a_saved_document(setup):
 def test_the_journal_replays_the_on_ramp(tmp_path):
     from .test_state_journal import journaled, saved
 
-    emu, journal = journaled(tmp_path, compact_every=10**9)
+    emu, _ = journaled(tmp_path, compact_every=10**9)
     emu.create_organization("Acme")
     address = emu.create_wallet(wallet_name="w", accounts=[EVM_ACCOUNT])["addresses"][0]
     moonpay_credential(emu)
