@@ -581,3 +581,25 @@ def test_typescript_encrypts_and_drives_the_on_ramp(setup):
             **common,
         )
         assert got["transactionStatus"] == "COMPLETED"
+
+
+def test_webhooks_hear_the_on_ramp_activities_and_never_a_secret():
+    from emulator.engine_state.world import Settings
+
+    from .test_webhooks import subscribe
+
+    with Emulator(seed=5, settings=Settings(webhook_synchronous=True)) as emu:
+        emu.create_organization()
+        address = emu.create_wallet(wallet_name="w", accounts=[EVM_ACCOUNT])["addresses"][0]
+        got = []
+        emu.webhooks.route("https://hooks.example.com/x", lambda request: got.append(request))
+        subscribe(emu, "https://hooks.example.com/x")
+        moonpay_credential(emu)
+        init(Setup(emu, address, ""))
+        kinds = [r.json()["type"] for r in got]
+        assert kinds[1:] == [
+            "ACTIVITY_TYPE_CREATE_FIAT_ON_RAMP_CREDENTIAL",
+            "ACTIVITY_TYPE_INIT_FIAT_ON_RAMP",
+        ]
+        assert all(SECRET not in r.body.decode() for r in got)
+        assert "onRampUrl" in got[-1].body.decode()
