@@ -275,7 +275,6 @@ def test_init_refusals_change_nothing(setup):
             ),
             "no Bitcoin chain",
         ),
-        (dict(crypto_currency_code="FIAT_ON_RAMP_CRYPTO_CURRENCY_USDC"), "no USDC"),
         (dict(country_code="US"), "countrySubdivisionCode is required"),
         (dict(country_code="usa"), "two-letter"),
         (dict(payment_method="FIAT_ON_RAMP_PAYMENT_METHOD_FIAT_WALLET"), "does not offer"),
@@ -324,6 +323,31 @@ def test_failed_and_cancelled_purchases_deliver_nothing(setup):
             "transactionStatus"
         ] == outcome  # fmt: skip
     assert emu.chains.balance(SOLANA_DEVNET, setup.solana) == 0
+
+
+def test_usdc_is_delivered_as_the_chains_token(setup):
+    """USDC lands as the token at its real address (the token layer, chains/tokens.py), which
+    get_wallet_address_balances then reads from the chain."""
+    emu = setup.emu
+    usdc = "FIAT_ON_RAMP_CRYPTO_CURRENCY_USDC"
+    on_base = init(setup, crypto_currency_code=usdc, fiat_currency_amount="25")
+    query = dict(parse_qsl(urlsplit(on_base["onRampUrl"]).query))
+    assert query["currencyCode"] == "usdc_base"
+    emu.onramp.settle(on_base["onRampTransactionId"], "COMPLETED")
+    (balance,) = emu.get_wallet_address_balances(address=setup.evm, caip2=BASE_SEPOLIA)["balances"]
+    assert (balance["symbol"], balance["balance"], balance["decimals"]) == ("USDC", "25000000", 6)
+    assert balance["caip19"] == "eip155:84532/erc20:0x036CbD53842c5426634e7929541eC2318f3dCF7e"
+    on_solana = init(
+        setup,
+        crypto_currency_code=usdc,
+        network=SOLANA,
+        wallet_address=setup.solana,
+        fiat_currency_code="FIAT_ON_RAMP_CURRENCY_EUR",
+        fiat_currency_amount="46",
+    )
+    emu.onramp.settle(on_solana["onRampTransactionId"], "COMPLETED")
+    mint = SOLANA_DEVNET + "/token:4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU"
+    assert emu.chains.asset_balance(mint, setup.solana) == 50_000_000  # 46 EUR at 0.92 per USD
 
 
 def test_an_open_amount_is_chosen_at_the_provider(setup):

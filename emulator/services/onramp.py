@@ -170,8 +170,6 @@ def checked_pair(network: str, currency: str) -> str:
         raise InvalidArgument(
             "the emulator has no Bitcoin chain to deliver to: choose ETHEREUM, BASE or SOLANA"
         )
-    if not ASSETS[currency].native:
-        raise InvalidArgument("the emulator's chains carry no USDC yet: buy ETH or SOL")
     return _CHAINS[network][0]
 
 
@@ -342,13 +340,27 @@ def settle(
     return settled
 
 
+def asset_of(tx: OnRampTransaction) -> str:
+    """The CAIP-19 id of what a purchase delivers: the chain's native asset, or the token of
+    that symbol on the chain (``chains/tokens.py``: USDC on every network sold here)."""
+    from ..chains import catalog
+    from ..chains.tokens import tokens_of
+
+    asset = ASSETS[tx.crypto_currency_code]
+    if asset.native:
+        return catalog.network(tx.caip2).native_caip19
+    (token,) = [t for t in tokens_of(tx.caip2) if t.symbol == asset.symbol]
+    return token.caip19
+
+
 def _deliver(world: World, tx: OnRampTransaction, units: int) -> None:
+    """The provider's transfer: ``units`` more of the asset in the wallet (the chains' funding
+    seam, native or token)."""
     from ..chains.network import chains_of
 
     chains = chains_of(world)
-    if not ASSETS[tx.crypto_currency_code].native:
-        raise InvalidArgument("the emulator's chains carry no USDC yet: buy ETH or SOL")
-    chains.fund(tx.caip2, tx.wallet_address, chains.balance(tx.caip2, tx.wallet_address) + units)
+    caip19 = asset_of(tx)
+    chains.fund(caip19, tx.wallet_address, chains.asset_balance(caip19, tx.wallet_address) + units)
 
 
 def refreshed(world: World, org: Organization, tx: OnRampTransaction) -> OnRampTransaction:
