@@ -388,7 +388,7 @@ def test_policies_govern_who_opens_an_on_ramp(setup):
     emu.create_policy(
         policy_name="on-ramp needs two",
         effect="EFFECT_ALLOW",
-        condition="activity.type == 'ACTIVITY_TYPE_INIT_FIAT_ON_RAMP'",
+        condition="activity.kind == 'INIT_FIAT_ON_RAMP'",  # the language page's kind
         consensus="approvers.count() >= 2",
         notes="",
     )
@@ -421,6 +421,17 @@ def test_the_records_survive_a_saved_document(setup):
     org = again.world.store.organizations[emu.organization().organization_id]
     assert len(org.fiat_on_ramp_quotes) == 1 and len(org.fiat_on_ramp_credentials) == 1
     assert again.onramp.encryption_public_key == emu.onramp.encryption_public_key
+
+
+def test_a_snapshot_restores_the_records_and_not_the_chain(setup):
+    emu = setup.emu
+    tx_id = init(setup)["onRampTransactionId"]
+    saved = emu.snapshot()
+    emu.onramp.settle(tx_id, "COMPLETED")
+    delivered = emu.chains.balance(BASE_SEPOLIA, setup.evm)
+    emu.restore(saved)
+    assert emu.onramp.transaction(tx_id)["providerStatus"] == "PENDING"
+    assert emu.chains.balance(BASE_SEPOLIA, setup.evm) == delivered  # a chain is not rolled back
 
 
 def test_the_journal_replays_the_on_ramp(tmp_path):
