@@ -4,7 +4,8 @@ The first line on stdout is one JSON object with ``baseUrl``,
 ``organizationId``, ``userId``, ``apiPublicKey`` and ``apiPrivateKey`` (the
 credentials of the root user, so that a client can talk to the server), and
 the enclave's ``signerPublicKey``, ``notarizerPublicKey``, ``tlsFetcherPublicKey`` and
-``tlsFetcherEncryptPublicKey`` (uncompressed P-256 hex) for the SDKs' key overrides, and
+``tlsFetcherEncryptPublicKey`` (uncompressed P-256 hex) for the SDKs' key overrides,
+``onRampEncryptPublicKey`` (compressed hex, for ``encryptOnRampSecret``), and
 ``rateLimits``, the plan whose documented rate limits ``--rate-limits`` enforces (or null).
 
 In memory by default. ``--state PATH`` keeps everything in a SQLite file
@@ -331,6 +332,7 @@ def serve(args: argparse.Namespace) -> int:
                 "notarizerPublicKey": emulator.enclave.notarizer_public_key,
                 "tlsFetcherPublicKey": emulator.enclave.tls_fetcher_public_key,
                 "tlsFetcherEncryptPublicKey": emulator.enclave.tls_fetcher_encrypt_public_key,
+                "onRampEncryptPublicKey": emulator.enclave.on_ramp_encrypt_public_key,
                 "controlToken": options.control_token,
                 "dashboardUrl": dashboard_url(server.base_url, options.control_token),
                 "authProxyUrl": server.base_url + AUTH_PROXY_PREFIX if proxy_config else None,

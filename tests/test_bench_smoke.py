@@ -34,6 +34,7 @@ TABLES = {
     "events.py": "deliveries:",
     "imports.py": "import emulator (wall)",
     "velocity.py": "| sign_raw_payload, no control (floor) |",
+    "onramp.py": "| get_whoami (floor) |",
     "dashboard.py": "| view | first render",
     "wire.py": "server    operation",
     "browser_flow.py": "| flow | wall (median) |",

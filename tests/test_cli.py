@@ -98,6 +98,9 @@ def test_serve_prints_the_enclave_public_keys():
     for value in expected:
         assert len(value) == 130 and value.startswith("04") and value == value.lower()
         bytes.fromhex(value)
+    on_ramp = info["onRampEncryptPublicKey"]  # compressed, as encryptOnRampSecret takes it
+    assert on_ramp == enclave.on_ramp_encrypt_public_key and len(on_ramp) == 66
+    assert on_ramp[:2] in ("02", "03") and on_ramp[2:] not in "".join(expected)
     unseeded, fresh = start()
     unseeded.terminate()
     unseeded.wait(timeout=10)

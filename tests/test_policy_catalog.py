@@ -206,6 +206,8 @@ REGISTRY_TYPES_MISSING_FROM_DOCS: frozenset[str] = frozenset(
         "ACTIVITY_TYPE_REJECT_ACTIVITY",
         "ACTIVITY_TYPE_RECOVER_USER",
         "ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION",
+        # the on-ramp session of a saved quote: in the Python SDK's types, in no docs table
+        "ACTIVITY_TYPE_CREATE_FIAT_ON_RAMP_SESSION",
         # features/ip-allowlisting.mdx says they go through the policy engine; the language
         # page's table has no row for them (no activity.resource / action).
         "ACTIVITY_TYPE_SET_IP_ALLOWLIST",
@@ -236,6 +238,12 @@ REGISTRY_TYPES_WITH_A_KIND_ONLY: frozenset[str] = frozenset(
         "ACTIVITY_TYPE_SPARK_PREPARE_TRANSFER",
         "ACTIVITY_TYPE_SPARK_CLAIM_TRANSFER",
         "ACTIVITY_TYPE_SPARK_PREPARE_LIGHTNING_RECEIVE",
+        # the on-ramp's kinds are in the "Activity kinds" table; the resources
+        # ON_RAMP_CREDENTIALS and FIAT_TRANSACTION are listed but given no activity types
+        "ACTIVITY_TYPE_INIT_FIAT_ON_RAMP",
+        "ACTIVITY_TYPE_CREATE_FIAT_ON_RAMP_CREDENTIAL",
+        "ACTIVITY_TYPE_UPDATE_FIAT_ON_RAMP_CREDENTIAL",
+        "ACTIVITY_TYPE_DELETE_FIAT_ON_RAMP_CREDENTIAL",
     }
 )
 

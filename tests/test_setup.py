@@ -52,7 +52,7 @@ def test_the_readme_shows_every_key_of_the_first_line():
     example = re.search(r"```json\n(.*?)```", README, re.S)
     assert example is not None
     shown = json.loads(example.group(1))
-    assert list(shown) == list(first) and len(first) == 16
+    assert list(shown) == list(first) and len(first) == 17
 
 
 def test_the_console_script_names_itself():

@@ -6,7 +6,10 @@
   the OIDC tokens ``oauth2_authenticate`` issues;
 * the **TLS fetcher's encryption key** receives what clients encrypt to the TLS fetcher's
   quorum key (an OAuth 2.0 client secret: ``encryptOauth2ClientSecret``); the real service
-  has the same two keys (``PRODUCTION_TLS_FETCHER_SIGN_PUBLIC_KEY`` / ``_ENCRYPT_``).
+  has the same two keys (``PRODUCTION_TLS_FETCHER_SIGN_PUBLIC_KEY`` / ``_ENCRYPT_``);
+* the **on-ramp encryption key** receives the fiat on-ramp providers' secret API keys
+  (``encryptOnRampSecret``: HPKE, base58check); derived from the signer's scalar
+  (``derived_secret``), so a saved state keeps it without a field of its own.
 
 Clients pin the production public keys; against the emulator they pass these
 instead (``dangerouslyOverrideSignerPublicKey``, ``verifySessionJwtSignature``'s
@@ -31,6 +34,7 @@ SIGNER = "signer"
 NOTARIZER = "notarizer"
 TLS_FETCHER = "tls_fetcher"
 TLS_FETCHER_ENCRYPT = "tls_fetcher_encrypt"
+ON_RAMP_ENCRYPT = "on-ramp-encrypt"  # a derived key (``derived_secret``), not a role
 ROLES = (SIGNER, NOTARIZER, TLS_FETCHER, TLS_FETCHER_ENCRYPT)
 T = TypeVar("T")
 
@@ -123,6 +127,33 @@ class EnclaveKeys:
         """What a client encrypts an OAuth 2.0 client secret to (``encryptOauth2ClientSecret``'s
         ``dangerouslyOverrideTlsFetcherPublicKey``)."""
         return self.public_key(TLS_FETCHER_ENCRYPT)
+
+    @property
+    def on_ramp_encrypt_public_key(self) -> str:
+        """What a client encrypts an on-ramp provider's secret to, compressed SEC1 hex
+        (``encryptOnRampSecret``'s ``dangerouslyOverrideOnRampEncryptionPublicKey``, the form
+        of ``PRODUCTION_ON_RAMP_CREDENTIALS_ENCRYPTION_PUBLIC_KEY``)."""
+        key = self._on_ramp_key().public_key()
+        return key.public_bytes(
+            serialization.Encoding.X962, serialization.PublicFormat.CompressedPoint
+        ).hex()
+
+    def _on_ramp_key(self) -> ec.EllipticCurvePrivateKey:
+        def build(secret: bytes) -> ec.EllipticCurvePrivateKey:
+            return ec.derive_private_key(int.from_bytes(_scalar(secret), "big"), ec.SECP256R1())
+
+        return self.cached(ON_RAMP_ENCRYPT, build)
+
+    def on_ramp_decrypt(self, sealed: bytes) -> bytes:
+        """The plaintext of what ``encryptOnRampSecret`` sealed (the compressed encapsulated
+        key, then the ciphertext; base58check already taken off): Turnkey's HPKE profile
+        (``crypto/hpke.py``). ``HpkeError`` (a ``ValueError``) if it does not open."""
+        from . import hpke  # loaded when first used
+
+        if len(sealed) < 33 + 16:
+            raise hpke.HpkeError("too short for an encapsulated key and a tag")
+        scalar = _scalar(self.derived_secret(ON_RAMP_ENCRYPT))
+        return hpke.open_sealed(scalar, sealed[:33], sealed[33:])
 
     def decrypt(self, role: str, envelope: bytes) -> bytes:
         """The plaintext of a quorum-key envelope sealed to ``role``'s key

@@ -31,6 +31,7 @@ Json = dict[str, Any]
 
 MAX_CHILDREN = 200  # sub-organizations listed under one node of the tree
 MAX_ACCOUNTS = 25  # accounts listed under one wallet
+MAX_PURCHASES = 25  # on-ramp purchases listed under one organization
 MAX_PRIVATE_KEYS = 200  # private keys listed for one organization
 # The statuses of an activity that awaits votes (the second: issue 15's MFA policies).
 AWAITING_VOTES = ("ACTIVITY_STATUS_CONSENSUS_NEEDED", "ACTIVITY_STATUS_AUTHENTICATORS_NEEDED")
@@ -122,7 +123,39 @@ def organization(emulator: Emulator, params: Json) -> Json:
         "invitations": [render.invitation(i) for i in org.invitations.values()],
         "subOrganizationCount": len(org.sub_organization_ids),
         "activityCount": activity_lookup.count(emulator.world, org),
+        **onramp_view(org),
     }
+
+
+def onramp_view(org: Organization) -> Json:
+    """The fiat on-ramp's credentials (the public parts: never a secret, not even sealed)
+    and its purchases, newest first."""
+    credentials = [
+        {
+            "fiatOnrampCredentialId": c.fiat_onramp_credential_id,
+            "onrampProvider": c.onramp_provider,
+            "publishableApiKey": c.publishable_api_key,
+            "projectId": c.project_id,
+            "sandboxMode": c.sandbox_mode,
+        }
+        for c in org.fiat_on_ramp_credentials.values()
+    ]
+    newest = sorted(org.on_ramp_transactions.values(), key=lambda t: -t.created_at)
+    purchases = [
+        {
+            "transactionId": t.transaction_id,
+            "onrampProvider": t.onramp_provider,
+            "cryptoCurrencyCode": t.crypto_currency_code,
+            "caip2": t.caip2,
+            "walletAddress": t.wallet_address,
+            "fiatAmount": t.paid_fiat_amount or t.fiat_currency_amount,
+            "providerStatus": t.provider_status,
+            "status": t.status,
+            "deliveredAmount": t.delivered_amount,
+        }
+        for t in newest[:MAX_PURCHASES]
+    ]
+    return {"onRampCredentials": credentials, "onRampTransactions": purchases}
 
 
 def _wallet(wallet: Wallet) -> Json:

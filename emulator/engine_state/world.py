@@ -94,6 +94,8 @@ class Settings:
             "SOL": "150",
         }
     )
+    # USD prices by CAIP-19 id, over the defaults of services/prices.py (emu.swap.set_price)
+    asset_usd_prices: dict[str, str] = field(default_factory=dict)
     # The conventions behind *_P2SH, *_P2WSH and TON addresses (not public; see AddressOptions).
     address_options: AddressOptions = field(default_factory=AddressOptions)
     # The OIDC tokens ``oauth2_authenticate`` issues: their ``iss`` (Turnkey's URL; the
@@ -106,6 +108,9 @@ class Settings:
     # The documented API rate limits of this plan (``ratelimits.py``, docs/rate-limits.md):
     # "free", "pay-as-you-go", "pro" or "enterprise"; ``None`` (the default) counts nothing.
     rate_limits: str | None = None
+    # The origin of the fiat on-ramp's provider pages (``onRampUrl``; docs/onramp.md): ``serve``
+    # sets its own base URL when this is None.
+    onramp_site_url: str | None = None
 
     def __post_init__(self) -> None:
         if self.rate_limits is not None:

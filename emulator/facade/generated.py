@@ -78,6 +78,17 @@ class CreateAuthenticatorsResult(TypedDict):
     authenticatorIds: list[str]
 
 
+class CreateFiatOnRampCredentialResult(TypedDict):
+    activity: dict[str, Any]
+    fiatOnRampCredentialId: str
+
+
+class CreateFiatOnRampSessionResult(TypedDict):
+    activity: dict[str, Any]
+    onRampUrl: str
+    onRampTransactionId: str
+
+
 class _InvitationParamsRequired(TypedDict):
     receiverUserName: str
     receiverUserEmail: str
@@ -597,6 +608,11 @@ class GetOauthProvidersResult(TypedDict):
     oauthProviders: list[dict[str, Any]]
 
 
+class GetOnrampTransactionStatusResult(TypedDict):
+    activity: dict[str, Any]
+    transactionStatus: str
+
+
 class GetOrganizationResult(TypedDict):
     activity: dict[str, Any]
     organizationData: Any
@@ -697,6 +713,28 @@ class SecretParams2(_SecretParams2Required, total=False):
     staticProperties: list[RequestContextParams]
 
 
+Network = Literal["FIAT_ON_RAMP_BLOCKCHAIN_NETWORK_BITCOIN", "FIAT_ON_RAMP_BLOCKCHAIN_NETWORK_ETHEREUM", "FIAT_ON_RAMP_BLOCKCHAIN_NETWORK_SOLANA", "FIAT_ON_RAMP_BLOCKCHAIN_NETWORK_BASE"]
+
+
+CryptoCurrencyCode = Literal["FIAT_ON_RAMP_CRYPTO_CURRENCY_BTC", "FIAT_ON_RAMP_CRYPTO_CURRENCY_ETH", "FIAT_ON_RAMP_CRYPTO_CURRENCY_SOL", "FIAT_ON_RAMP_CRYPTO_CURRENCY_USDC"]
+
+
+FiatCurrencyCode = Literal["FIAT_ON_RAMP_CURRENCY_AUD", "FIAT_ON_RAMP_CURRENCY_BGN", "FIAT_ON_RAMP_CURRENCY_BRL", "FIAT_ON_RAMP_CURRENCY_CAD", "FIAT_ON_RAMP_CURRENCY_CHF", "FIAT_ON_RAMP_CURRENCY_COP", "FIAT_ON_RAMP_CURRENCY_CZK", "FIAT_ON_RAMP_CURRENCY_DKK", "FIAT_ON_RAMP_CURRENCY_DOP", "FIAT_ON_RAMP_CURRENCY_EGP", "FIAT_ON_RAMP_CURRENCY_EUR", "FIAT_ON_RAMP_CURRENCY_GBP", "FIAT_ON_RAMP_CURRENCY_HKD", "FIAT_ON_RAMP_CURRENCY_IDR", "FIAT_ON_RAMP_CURRENCY_ILS", "FIAT_ON_RAMP_CURRENCY_JOD", "FIAT_ON_RAMP_CURRENCY_KES", "FIAT_ON_RAMP_CURRENCY_KWD", "FIAT_ON_RAMP_CURRENCY_LKR", "FIAT_ON_RAMP_CURRENCY_MXN", "FIAT_ON_RAMP_CURRENCY_NGN", "FIAT_ON_RAMP_CURRENCY_NOK", "FIAT_ON_RAMP_CURRENCY_NZD", "FIAT_ON_RAMP_CURRENCY_OMR", "FIAT_ON_RAMP_CURRENCY_PEN", "FIAT_ON_RAMP_CURRENCY_PLN", "FIAT_ON_RAMP_CURRENCY_RON", "FIAT_ON_RAMP_CURRENCY_SEK", "FIAT_ON_RAMP_CURRENCY_THB", "FIAT_ON_RAMP_CURRENCY_TRY", "FIAT_ON_RAMP_CURRENCY_TWD", "FIAT_ON_RAMP_CURRENCY_USD", "FIAT_ON_RAMP_CURRENCY_VND", "FIAT_ON_RAMP_CURRENCY_ZAR"]
+
+
+PaymentMethod = Literal["FIAT_ON_RAMP_PAYMENT_METHOD_CREDIT_DEBIT_CARD", "FIAT_ON_RAMP_PAYMENT_METHOD_APPLE_PAY", "FIAT_ON_RAMP_PAYMENT_METHOD_GBP_BANK_TRANSFER", "FIAT_ON_RAMP_PAYMENT_METHOD_GBP_OPEN_BANKING_PAYMENT", "FIAT_ON_RAMP_PAYMENT_METHOD_GOOGLE_PAY", "FIAT_ON_RAMP_PAYMENT_METHOD_SEPA_BANK_TRANSFER", "FIAT_ON_RAMP_PAYMENT_METHOD_PIX_INSTANT_PAYMENT", "FIAT_ON_RAMP_PAYMENT_METHOD_PAYPAL", "FIAT_ON_RAMP_PAYMENT_METHOD_VENMO", "FIAT_ON_RAMP_PAYMENT_METHOD_MOONPAY_BALANCE", "FIAT_ON_RAMP_PAYMENT_METHOD_CRYPTO_ACCOUNT", "FIAT_ON_RAMP_PAYMENT_METHOD_FIAT_WALLET", "FIAT_ON_RAMP_PAYMENT_METHOD_ACH_BANK_ACCOUNT"]
+
+
+class _InitFiatOnRampResultRequired(TypedDict):
+    activity: dict[str, Any]
+    onRampUrl: str
+    onRampTransactionId: str
+
+
+class InitFiatOnRampResult(_InitFiatOnRampResultRequired, total=False):
+    onRampUrlSignature: str
+
+
 class InitImportPrivateKeyResult(TypedDict):
     activity: dict[str, Any]
     importBundle: str
@@ -771,6 +809,11 @@ class _ListEthTransactionHistoryResultRequired(TypedDict):
 
 class ListEthTransactionHistoryResult(_ListEthTransactionHistoryResultRequired, total=False):
     pageInfo: dict[str, Any]
+
+
+class ListFiatOnRampCredentialsResult(TypedDict):
+    activity: dict[str, Any]
+    fiatOnRampCredentials: list[dict[str, Any]]
 
 
 class ListOauth2CredentialsResult(TypedDict):
@@ -1146,6 +1189,46 @@ class OperationMethods:
         return cast(
             "CreateAuthenticatorsResult",
             self._run_operation("create_authenticators", {"userId": user_id, "authenticators": authenticators}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("create_fiat_on_ramp_credential")
+    def create_fiat_on_ramp_credential(
+        self,
+        *,
+        onramp_provider: Literal["FIAT_ON_RAMP_PROVIDER_COINBASE", "FIAT_ON_RAMP_PROVIDER_MOONPAY"],
+        publishable_api_key: str,
+        encrypted_secret_api_key: str,
+        project_id: str | None = None,
+        encrypted_private_api_key: str | None = None,
+        sandbox_mode: bool | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CREATE_FIAT_ON_RAMP_CREDENTIAL"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> CreateFiatOnRampCredentialResult:
+        """Create a Fiat On Ramp Credential (``/public/v1/submit/create_fiat_on_ramp_credential``)."""
+        return cast(
+            "CreateFiatOnRampCredentialResult",
+            self._run_operation("create_fiat_on_ramp_credential", {"onrampProvider": onramp_provider, "publishableApiKey": publishable_api_key, "encryptedSecretApiKey": encrypted_secret_api_key, "projectId": project_id, "encryptedPrivateApiKey": encrypted_private_api_key, "sandboxMode": sandbox_mode}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("create_fiat_on_ramp_session")
+    def create_fiat_on_ramp_session(
+        self,
+        *,
+        quote_id: str,
+        wallet_address: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CREATE_FIAT_ON_RAMP_SESSION"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> CreateFiatOnRampSessionResult:
+        """Create Fiat On Ramp Session (``/public/v1/submit/create_fiat_on_ramp_session``)."""
+        return cast(
+            "CreateFiatOnRampSessionResult",
+            self._run_operation("create_fiat_on_ramp_session", {"quoteId": quote_id, "walletAddress": wallet_address}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_invitations")
@@ -1554,6 +1637,23 @@ class OperationMethods:
         return cast(
             "CreateAuthenticatorsResult",
             self._run_operation("delete_authenticators", {"userId": user_id, "authenticatorIds": authenticator_ids}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("delete_fiat_on_ramp_credential")
+    def delete_fiat_on_ramp_credential(
+        self,
+        *,
+        fiat_onramp_credential_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_DELETE_FIAT_ON_RAMP_CREDENTIAL"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> CreateFiatOnRampCredentialResult:
+        """Delete a Fiat On Ramp Credential (``/public/v1/submit/delete_fiat_on_ramp_credential``)."""
+        return cast(
+            "CreateFiatOnRampCredentialResult",
+            self._run_operation("delete_fiat_on_ramp_credential", {"fiatOnrampCredentialId": fiat_onramp_credential_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("delete_invitation")
@@ -2244,6 +2344,36 @@ class OperationMethods:
             self._run_operation("get_oauth_providers", {"userId": user_id}, organization_id, caller),
         )
 
+    @operation("get_onramp_transaction_status")
+    def get_onramp_transaction_status(
+        self,
+        *,
+        transaction_id: str,
+        refresh: bool | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetOnrampTransactionStatusResult:
+        """Get On Ramp transaction status (``/public/v1/query/get_onramp_transaction_status``)."""
+        return cast(
+            "GetOnrampTransactionStatusResult",
+            self._run_operation("get_onramp_transaction_status", {"transactionId": transaction_id, "refresh": refresh}, organization_id, caller),
+        )
+
+    @operation("get_onramp_transaction_status")
+    def get_on_ramp_transaction_status(
+        self,
+        *,
+        transaction_id: str,
+        refresh: bool | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetOnrampTransactionStatusResult:
+        """Get On Ramp transaction status (``/public/v1/query/get_onramp_transaction_status``)."""
+        return cast(
+            "GetOnrampTransactionStatusResult",
+            self._run_operation("get_onramp_transaction_status", {"transactionId": transaction_id, "refresh": refresh}, organization_id, caller),
+        )
+
     @operation("get_organization")
     def get_organization(
         self,
@@ -2498,6 +2628,33 @@ class OperationMethods:
             self._run_operation("import_wallet", {"userId": user_id, "walletName": wallet_name, "encryptedBundle": encrypted_bundle, "accounts": accounts}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
+    @operation("init_fiat_on_ramp")
+    def init_fiat_on_ramp(
+        self,
+        *,
+        onramp_provider: Literal["FIAT_ON_RAMP_PROVIDER_COINBASE", "FIAT_ON_RAMP_PROVIDER_MOONPAY"],
+        wallet_address: str,
+        network: Network,
+        crypto_currency_code: CryptoCurrencyCode,
+        fiat_currency_code: FiatCurrencyCode | None = None,
+        fiat_currency_amount: str | None = None,
+        payment_method: PaymentMethod | None = None,
+        country_code: str | None = None,
+        country_subdivision_code: str | None = None,
+        sandbox_mode: bool | None = None,
+        url_for_signature: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_INIT_FIAT_ON_RAMP"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> InitFiatOnRampResult:
+        """Init fiat on ramp (``/public/v1/submit/init_fiat_on_ramp``)."""
+        return cast(
+            "InitFiatOnRampResult",
+            self._run_operation("init_fiat_on_ramp", {"onrampProvider": onramp_provider, "walletAddress": wallet_address, "network": network, "cryptoCurrencyCode": crypto_currency_code, "fiatCurrencyCode": fiat_currency_code, "fiatCurrencyAmount": fiat_currency_amount, "paymentMethod": payment_method, "countryCode": country_code, "countrySubdivisionCode": country_subdivision_code, "sandboxMode": sandbox_mode, "urlForSignature": url_for_signature}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
     @operation("init_import_private_key")
     def init_import_private_key(
         self,
@@ -2719,6 +2876,19 @@ class OperationMethods:
         return cast(
             "ListEthTransactionHistoryResult",
             self._run_operation("list_eth_transaction_history", {"address": address, "caip2": caip2, "paginationOptions": pagination_options}, organization_id, caller),
+        )
+
+    @operation("list_fiat_on_ramp_credentials")
+    def list_fiat_on_ramp_credentials(
+        self,
+        *,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListFiatOnRampCredentialsResult:
+        """List Fiat On Ramp Credentials (``/public/v1/query/list_fiat_on_ramp_credentials``)."""
+        return cast(
+            "ListFiatOnRampCredentialsResult",
+            self._run_operation("list_fiat_on_ramp_credentials", {}, organization_id, caller),
         )
 
     @operation("list_oauth2_credentials")
@@ -3448,6 +3618,28 @@ class OperationMethods:
         return cast(
             "OauthLoginResult",
             self._run_operation("stamp_login", {"publicKey": public_key, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing, "sessionProfileId": session_profile_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("update_fiat_on_ramp_credential")
+    def update_fiat_on_ramp_credential(
+        self,
+        *,
+        fiat_onramp_credential_id: str,
+        onramp_provider: Literal["FIAT_ON_RAMP_PROVIDER_COINBASE", "FIAT_ON_RAMP_PROVIDER_MOONPAY"],
+        publishable_api_key: str,
+        encrypted_secret_api_key: str,
+        project_id: str | None = None,
+        encrypted_private_api_key: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_UPDATE_FIAT_ON_RAMP_CREDENTIAL"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> CreateFiatOnRampCredentialResult:
+        """Update a Fiat On Ramp Credential (``/public/v1/submit/update_fiat_on_ramp_credential``)."""
+        return cast(
+            "CreateFiatOnRampCredentialResult",
+            self._run_operation("update_fiat_on_ramp_credential", {"fiatOnrampCredentialId": fiat_onramp_credential_id, "onrampProvider": onramp_provider, "publishableApiKey": publishable_api_key, "encryptedSecretApiKey": encrypted_secret_api_key, "projectId": project_id, "encryptedPrivateApiKey": encrypted_private_api_key}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("update_mfa_policy")

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .backdoor import Backdoor
     from .oauth2 import EmulatorOAuth2
     from .oidc import EmulatorOidc
+    from .onramp import EmulatorOnRamp
 
 
 class Seams:
@@ -29,6 +30,7 @@ class Seams:
     _world: World
     _oidc: EmulatorOidc
     _auth_proxy: AuthProxy | None
+    _first_org_id: str | None
 
     @property
     def calls(self) -> CallLog:
@@ -76,7 +78,9 @@ class Seams:
     def chains(self) -> Chains:
         """The chains the broadcasting operations send to (``chains/network.py``): embedded
         unless ``Settings.chain_rpc_urls`` names a node, each started on first use. Its
-        ``fund(caip2, address, amount)`` is the funding seam (like Anvil's ``setBalance``),
+        ``fund(caip2_or_caip19, address, amount)`` is the funding seam (base units; native
+        assets like Anvil's ``setBalance``, the tokens of ``chains/tokens.py`` written onto
+        their chain on first use), ``asset_balance(caip19, address)`` reads one back,
         ``evm(caip2)`` / ``solana(caip2)`` the chains themselves (an embedded EVM's ``tester``
         is eth-tester's API on it). Test seams, NOT part of Turnkey's API."""
         from ..chains.network import chains_of
@@ -106,3 +110,11 @@ class Seams:
         from .oauth2 import EmulatorOAuth2
 
         return EmulatorOAuth2(self._world)
+
+    @property
+    def onramp(self) -> EmulatorOnRamp:
+        """The sandbox fiat on-ramp provider (``settle``, ``quote``, ``transaction``,
+        ``encryption_public_key``); see ``facade/onramp.py``. Test-only, like ``backdoor``."""
+        from .onramp import EmulatorOnRamp
+
+        return EmulatorOnRamp(self._world, self._first_org_id)

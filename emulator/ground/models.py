@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .onramp import FiatOnRampCredential, FiatOnRampQuote, OnRampTransaction
+
 # Credential types of API-key-like credentials, by the curve of their key.
 API_KEY_CREDENTIAL_TYPES = {
     "API_KEY_CURVE_P256": "CREDENTIAL_TYPE_API_KEY_P256",
@@ -547,6 +549,9 @@ class Organization:
     velocity_points: dict[str, VelocityPoint] = field(default_factory=dict)
     webhook_endpoints: dict[str, WebhookEndpoint] = field(default_factory=dict)
     sent_transactions: dict[str, SentTransaction] = field(default_factory=dict)
+    fiat_on_ramp_credentials: dict[str, FiatOnRampCredential] = field(default_factory=dict)
+    fiat_on_ramp_quotes: dict[str, FiatOnRampQuote] = field(default_factory=dict)
+    on_ramp_transactions: dict[str, OnRampTransaction] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)

@@ -36,9 +36,16 @@ shape ``{code, message, details, turnkeyErrorCode}``.
   timeMs, headers, status, answer, error}], nextAttemptMs}``; ``webhooks/deliveries.py``);
   ``webhooks/clear``; ``webhooks/run`` ``{synchronous?, timeoutSeconds?}`` → ``{settled,
   synchronous}`` (sets the switch, then waits until no attempt is due).
+* ``onramp/settle`` ``{onRampTransactionId, outcome, fiatAmount?}`` → the purchase as the
+  sandbox provider sees it: ``outcome`` ``COMPLETED`` (the asset delivered to the wallet),
+  ``FAILED`` or ``CANCELLED``; ``onramp/quote`` ``{network, cryptoCurrencyCode,
+  fiatCurrencyAmount, onrampProvider?, fiatCurrencyCode?, paymentMethod?, sandboxMode?,
+  organizationId?}`` → ``{quoteId}`` (``emulator/facade/onramp.py``).
 * ``rate_limits`` (GET, or POST ``{plan?}``) → ``{plan, plans, ...}``: the documented rate
   limits enforced (``emulator/engine_state/ratelimits.py``); POST ``{"plan": "pro"}`` turns them on with
   fresh buckets, ``{"plan": null}`` off; an unknown plan is a 400 naming the valid ones.
+* ``chains/fund`` ``{caip19, address, amount}`` → ``{caip19, address, balance}``: sets a
+  native or token balance on the embedded chains (``control_chains.py``).
 """
 
 from __future__ import annotations
@@ -56,7 +63,8 @@ from ..engine_state.ratelimits import (
 )
 from ..ground import jsontext
 from ..ground.codec import camel
-from ..ground.errors import INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED
+from ..ground.errors import INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED, TurnkeyApiError
+from . import control_chains
 
 if TYPE_CHECKING:
     from ..facade.api import Emulator
@@ -107,7 +115,7 @@ class Control:
     @staticmethod
     def changes_state(path: str) -> bool:
         """Whether a successful call of this endpoint may have changed saved state."""
-        return Control._name(path) in {"reset", "restore", "clock"}
+        return Control._name(path) in {"reset", "restore", "clock", "onramp/settle", "onramp/quote"}
 
     def handle(self, method: str, path: str, body: bytes) -> tuple[int, bytes]:
         name = self._name(path)
@@ -281,6 +289,30 @@ class Control:
         done = webhooks.wait(float(params.get("timeoutSeconds", 10)))
         return {"settled": done, "synchronous": webhooks.synchronous}
 
+    def _onramp_settle(self, params: Json) -> Json:
+        try:
+            return self.emulator.onramp.settle(
+                params.get("onRampTransactionId"), params.get("outcome"), params.get("fiatAmount")
+            )
+        except TurnkeyApiError as error:
+            raise ControlError(error.status, error.message) from None
+
+    def _onramp_quote(self, params: Json) -> Json:
+        options = {
+            "network": params.get("network"),
+            "crypto_currency_code": params.get("cryptoCurrencyCode"),
+            "fiat_currency_amount": params.get("fiatCurrencyAmount"),
+            "onramp_provider": params.get("onrampProvider", "FIAT_ON_RAMP_PROVIDER_MOONPAY"),
+            "fiat_currency_code": params.get("fiatCurrencyCode", "FIAT_ON_RAMP_CURRENCY_USD"),
+            "payment_method": params.get("paymentMethod"),
+            "sandbox_mode": bool(params.get("sandboxMode", True)),
+            "organization_id": params.get("organizationId"),
+        }
+        try:
+            return {"quoteId": self.emulator.onramp.quote(**options)}
+        except TurnkeyApiError as error:
+            raise ControlError(error.status, error.message) from None
+
     def _rate_limits(self, params: Json) -> Json:
         settings = self.emulator.settings
         if "plan" in params:
@@ -316,6 +348,9 @@ class Control:
         "webhooks/clear": _webhooks_clear,
         "webhooks/run": _webhooks_run,
         "rate_limits": _rate_limits,
+        "onramp/settle": _onramp_settle,
+        "onramp/quote": _onramp_quote,
+        "chains/fund": lambda self, params: control_chains.fund(self.emulator.chains, params),
     }
 
 

@@ -89,6 +89,8 @@ class ApiServer:
         self.options = WireOptions(**{**base.__dict__, "bound_host": host})
         self.socket = bind(host, port, self.options.backlog)
         self.site = Site(world, control, self.options, on_change, port=self.server_address[1])
+        if world.settings.onramp_site_url is None:  # the on-ramp's provider pages are ours
+            world.settings.onramp_site_url = self.base_url
         self.app = AsgiApp(self.site)
         self.connections = ConnectionCount()
         config = uvicorn.Config(

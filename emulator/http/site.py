@@ -10,6 +10,8 @@
   ``Origin`` is refused, a POST must be ``application/json`` (a cross-site form or
   ``text/plain`` POST cannot reach it), only the read endpoints answer ``GET``, and,
   with a control token, ``Authorization: Bearer <token>`` is required.
+* ``/onramp/...``: the sandbox on-ramp provider's page that ``onRampUrl`` leads to
+  (``onramp_page.py``).
 * ``/`` and ``/emulator/ui/...``: the dashboard (``emulator/dashboard/``), where there is a
   control plane, behind the same guard.
 
@@ -34,7 +36,7 @@ from ..ground.errors import (
 )
 from ..ops.registry import SUBMIT_PREFIX
 from ..webhooks.signing import JWKS_PATH, webhook_signer
-from . import auth_proxy
+from . import auth_proxy, onramp_page
 from .answers import DASHBOARD_PREFIX, JSON_TYPE, Answer, Headers, error_answer
 from .app import answer as api_answer
 from .control import PREFIX as CONTROL_PREFIX
@@ -91,6 +93,11 @@ class Site:
             proxy = self.control.emulator.auth_proxy
             answer = auth_proxy.respond(proxy, self.options, method, path, headers, body)
             if answer[0] == 200 and self.on_change is not None:
+                self.on_change()
+            return answer
+        if path.startswith(onramp_page.PREFIX):
+            answer = onramp_page.respond(self.world, method, path, headers, body)
+            if answer[0] == 200 and path.endswith("/settle") and self.on_change is not None:
                 self.on_change()
             return answer
         cors = self.cors_headers(path, headers)

@@ -267,6 +267,17 @@ def encrypt_oauth2_client_secret(
     return quorum.encrypt(receiver, client_secret.encode("utf-8")).hex()
 
 
+def encrypt_on_ramp_secret(secret: str, on_ramp_encrypt_public_key: str) -> str:
+    """``encryptedSecretApiKey`` / ``encryptedPrivateApiKey`` of the fiat on-ramp credential
+    activities (``encryptOnRampSecret``): the secret sealed with Turnkey's HPKE profile to the
+    on-ramp encryption key (compressed hex), the compressed encapsulated key then the
+    ciphertext, in base58check."""
+    from ..crypto.base58 import base58check_encode
+
+    sealed = hpke.seal(bytes.fromhex(on_ramp_encrypt_public_key), secret.encode("utf-8"))
+    return base58check_encode(hpke.compress(sealed.enc) + sealed.ciphertext)
+
+
 def decrypt_bearer_token(oidc_token: str, target: TargetKey) -> str:
     """The provider's bearer token in an oauth2_authenticate OIDC token's
     ``encrypted_bearer_token`` claim (a credential bundle sealed to ``target``)."""

@@ -51,6 +51,15 @@ def state_digest(emu: Emulator) -> str:
                 repr(c) + hashlib.sha256(c.encrypted_client_secret.encode()).hexdigest()
                 for c in org.oauth2_credentials.values()
             ],
+            "fiat_on_ramp_credentials": [  # the encrypted keys are out of the repr: hashed
+                repr(c)
+                + hashlib.sha256(
+                    repr((c.encrypted_secret_api_key, c.encrypted_private_api_key)).encode()
+                ).hexdigest()
+                for c in org.fiat_on_ramp_credentials.values()
+            ],
+            "fiat_on_ramp_quotes": [repr(q) for q in org.fiat_on_ramp_quotes.values()],
+            "on_ramp_transactions": [repr(t) for t in org.on_ramp_transactions.values()],
             "otps": [  # attempts, use and tokens included; the code (out of the repr) hashed
                 repr(o) + hashlib.sha256(o.code.encode()).hexdigest() for o in org.otps.values()
             ],

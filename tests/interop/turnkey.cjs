@@ -60,6 +60,7 @@ const ops = {
     }),
   encryptOauth2ClientSecret: (a) =>
     tkCrypto.encryptOauth2ClientSecret(a.clientSecret, a.tlsFetcherPublicKey),
+  encryptOnRampSecret: (a) => tkCrypto.encryptOnRampSecret(a.secret, a.onRampPublicKey),
   verifySessionJwtSignature: (a) => tkCrypto.verifySessionJwtSignature(a.jwt, a.notarizerPublicKey),
   verifyOtpVerificationToken: (a) => tkCrypto.verifyOtpVerificationToken(a.jwt, a.signerPublicKey),
   getPublicKey: (a) => uint8ArrayToHexString(tkCrypto.getPublicKey(a.privateKey, true)),

@@ -175,6 +175,13 @@ function orgDetail(org) {
     section("Policies", policies),
     org.invitations.length ? section("Invitations", table(["To", "Name", "Access"],
       org.invitations.map((i) => [i.receiverEmail, i.receiverUserName, i.accessType]), "invitation")) : null,
+    org.onRampCredentials.length ? section("On-ramp credentials", table(["Provider", "Publishable key", "Mode"],
+      org.onRampCredentials.map((c) => [c.onrampProvider.replace("FIAT_ON_RAMP_PROVIDER_", ""),
+        h("code", {}, c.publishableApiKey), c.sandboxMode ? "sandbox" : "production"]), "onramp-credential")) : null,
+    org.onRampTransactions.length ? section("On-ramp purchases", table(["Purchase", "Asset", "Wallet", "Provider", "Turnkey"],
+      org.onRampTransactions.map((t) => [h("code", {}, short(t.transactionId)),
+        [t.cryptoCurrencyCode.replace("FIAT_ON_RAMP_CRYPTO_CURRENCY_", ""), " on ", h("code", {}, t.caip2)],
+        h("code", {}, short(t.walletAddress, 20)), t.providerStatus, t.status]), "onramp-purchase")) : null,
   ];
 }
 
