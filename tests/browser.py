@@ -10,7 +10,9 @@ one is what users have, and what CI can install with no extra network source.
 the DevTools protocol, so ``navigator.credentials`` creates and uses passkeys with no
 person at the keyboard. ``artifact_path(name)`` is where screenshots go: kept for a
 person to look at after the run (``$BROWSER_ARTIFACTS``, default ``.artifacts/browser``,
-ignored by git), never committed.
+ignored by git), never committed. ``docs_screenshot(page, name)`` is the other kind: with
+``EMULATOR_SCREENSHOTS=1`` it writes the pictures of the documentation (``docs/images/``,
+committed), and without it does nothing; it never fails a test.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +103,20 @@ def artifact_path(name: str) -> Path:
     base = Path(os.environ.get("BROWSER_ARTIFACTS", ROOT / ".artifacts" / "browser"))
     base.mkdir(parents=True, exist_ok=True)
     return base / name
+
+
+DOCS_IMAGES = ROOT / "docs" / "images"
+
+
+def docs_screenshot(page: Any, name: str) -> None:
+    """With ``EMULATOR_SCREENSHOTS=1``, ``page`` as the documentation shows it
+    (``docs/images/<name>.png``, the viewport only). A picture is never a reason for a test to
+    fail: one that cannot be taken is reported on stderr, and one that differs from the
+    committed file simply replaces it."""
+    if os.environ.get("EMULATOR_SCREENSHOTS") != "1":
+        return
+    try:
+        DOCS_IMAGES.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(DOCS_IMAGES / f"{name}.png"))
+    except Exception as error:  # the picture is a by-product of the test
+        print(f"docs screenshot {name} not taken: {error}", file=sys.stderr)

@@ -12,6 +12,7 @@ Skips with the reason without a browser, node/npm or the registry.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -23,7 +24,7 @@ from eth_account.messages import encode_defunct
 from emulator.testing.client_crypto import PRODUCTION_TLS_FETCHER_SIGN_PUBLIC_KEY
 
 from .authproxy import Proxy, proxy_served
-from .browser import artifact_path, chromium_or_skip, virtual_authenticator
+from .browser import artifact_path, chromium_or_skip, docs_screenshot, virtual_authenticator
 from .browser_app import page_bundle_or_skip, page_origin
 
 STEP_TIMEOUT_MS = 60_000
@@ -169,6 +170,21 @@ def test_email_otp_sign_up_and_log_in(page):
     assert logged_in["session"]["userId"] == user.user_id
     logins = emu.calls.filter(operation="stamp_login")
     assert [c.organization_id for c in logins][-2:] == [sub_org, sub_org]
+    dashboard_pictures(page, ("outbox", "calls"))
+
+
+def dashboard_pictures(page: Page, views: tuple[str, ...]) -> None:
+    """The flow as the served emulator's dashboard shows it, for the docs (with
+    ``EMULATOR_SCREENSHOTS=1``; nothing otherwise)."""
+    if os.environ.get("EMULATOR_SCREENSHOTS") != "1":
+        return
+    tab = page.tab.context.new_page()
+    tab.set_viewport_size({"width": 1280, "height": 800})
+    for view in views:
+        tab.goto(f"{page.proxy.site.url}/#/{view}")
+        tab.wait_for_selector(f"body[data-rendered={view}]", timeout=STEP_TIMEOUT_MS)
+        docs_screenshot(tab, f"auth-proxy-{view}")
+    tab.close()
 
 
 def test_oauth_sign_up_and_log_in_with_the_test_issuer(page):

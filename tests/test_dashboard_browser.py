@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from .browser import artifact_path, chromium_or_skip
+from .browser import artifact_path, chromium_or_skip, docs_screenshot
 from .test_dashboard_http import Served, served
 
 TOKEN = "browser-token"
@@ -71,6 +71,7 @@ def test_the_page_renders_the_state_a_test_created(page, site):
     assert site.world.wallet_address in page.locator("[data-testid=wallet]").first.inner_text()
     assert "two for wallets" in page.locator("[data-testid=policy]").inner_text()
     shoot(page, "organizations")
+    docs_screenshot(page, "dashboard-organizations")
     assert page.requested and all(url.startswith(site.url + "/") for url in page.requested)
     page.click(f"[data-org-id='{site.world.sub_org_id}']")
     until(page, "document.querySelector('main h2').textContent.includes('Bea')")
@@ -84,6 +85,7 @@ def test_an_approval_from_the_page_completes_a_pending_activity(page, site):
     row = page.locator("[data-testid=activity-row]", has_text="CONSENSUS_NEEDED")
     assert "ann" in row.inner_text() and "1✓ 0✗" in row.inner_text()
     shoot(page, "activities")
+    docs_screenshot(page, "dashboard-activities")
     row.locator("[data-testid=activity-link]").click()
     page.wait_for_selector("body[data-rendered=activity]", timeout=WAIT_MS)
     assert (
@@ -91,6 +93,7 @@ def test_an_approval_from_the_page_completes_a_pending_activity(page, site):
         in page.locator("[data-testid=policy-outcome]").inner_text()
     )
     shoot(page, "activity-pending")
+    docs_screenshot(page, "dashboard-activity-pending")
     page.select_option("[data-testid=vote-as]", label="bob")
     page.click("[data-testid=approve]")
     page.wait_for_selector("h2 [data-testid=status]:text('COMPLETED')", timeout=WAIT_MS)

@@ -1,4 +1,6 @@
-"""The README's examples run as written: ``<!-- run -->``, ``<!-- pytest -->``, ``<!-- server -->``."""
+"""The README's examples run as written: ``<!-- run -->``, ``<!-- pytest -->``, ``<!-- server -->``
+and ``<!-- node -->`` (the markers: ``tests/docs_blocks.py``; the docs' blocks run in
+``tests/test_docs_examples.py``)."""
 
 from __future__ import annotations
 
@@ -40,8 +42,9 @@ def test_the_pytest_example_passes(pytester: pytest.Pytester):
     pytest.importorskip("turnkey_http")
     for index, code in enumerate(blocks("pytest")):
         pytester.makepyfile(**{f"test_readme_{index}": code.lstrip("\n")})
+    tests = sum(len(re.findall(r"^def test_", code, re.M)) for code in blocks("pytest"))
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=tests)
 
 
 def test_the_server_example_starts_and_answers(tmp_path):
@@ -60,3 +63,16 @@ def test_the_server_example_starts_and_answers(tmp_path):
     finally:
         process.terminate()
         assert process.wait(timeout=10) == 0
+
+
+def test_the_typescript_example_runs():
+    from .docs_blocks import blocks as marked
+    from .test_docs_examples import _node
+
+    found = [block for block in marked(ROOT / "README.md") if block.kind == "node"]
+    assert found, "no <!-- node --> block in the README"
+    _node(found, "README.md")
+
+
+def test_the_readme_is_short():
+    assert README.count("\n") <= 200, "the README is a page: the rest goes to docs/"
