@@ -10,6 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .tvc_models import (
+    TvcApp,
+    TvcDeployment,
+    TvcManifestApproval,
+    TvcOperator,
+    TvcOperatorSet,
+    TvcProvisioningShare,
+    TvcQuorumKey,
+    TvcQuorumKeyShare,
+)
+
 # Credential types of API-key-like credentials, by the curve of their key.
 API_KEY_CREDENTIAL_TYPES = {
     "API_KEY_CURVE_P256": "CREDENTIAL_TYPE_API_KEY_P256",
@@ -547,6 +558,15 @@ class Organization:
     velocity_points: dict[str, VelocityPoint] = field(default_factory=dict)
     webhook_endpoints: dict[str, WebhookEndpoint] = field(default_factory=dict)
     sent_transactions: dict[str, SentTransaction] = field(default_factory=dict)
+    # Turnkey Verifiable Cloud (ground/tvc_models.py, ops/tvc_*.py)
+    tvc_operators: dict[str, TvcOperator] = field(default_factory=dict)
+    tvc_operator_sets: dict[str, TvcOperatorSet] = field(default_factory=dict)
+    tvc_quorum_keys: dict[str, TvcQuorumKey] = field(default_factory=dict)
+    tvc_quorum_key_shares: dict[str, TvcQuorumKeyShare] = field(default_factory=dict)
+    tvc_apps: dict[str, TvcApp] = field(default_factory=dict)
+    tvc_deployments: dict[str, TvcDeployment] = field(default_factory=dict)
+    tvc_manifest_approvals: dict[str, TvcManifestApproval] = field(default_factory=dict)
+    tvc_provisioning_shares: dict[str, TvcProvisioningShare] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)
