@@ -64,7 +64,11 @@ class MemberSet:
     members: tuple[Member, ...]
 
     def borsh(self) -> bytes:
-        return _u32(self.threshold) + _u32(len(self.members)) + b"".join(m.borsh() for m in self.members)
+        return (
+            _u32(self.threshold)
+            + _u32(len(self.members))
+            + b"".join(m.borsh() for m in self.members)
+        )
 
     def json(self) -> dict[str, Any]:
         return {"threshold": self.threshold, "members": [m.json() for m in self.members]}

@@ -70,7 +70,9 @@ class TvcRuntime:
         pinned = _PINNED.search(reference)
         if pinned:
             return "sha256:" + pinned.group(1)
-        return "sha256:" + hashlib.sha256(f"turnkey-emulator image {reference}".encode()).hexdigest()
+        return (
+            "sha256:" + hashlib.sha256(f"turnkey-emulator image {reference}".encode()).hexdigest()
+        )
 
     def unknown(self, reference: str) -> None:
         self.images[reference] = UNKNOWN
