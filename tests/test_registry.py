@@ -76,6 +76,7 @@ def test_facade_has_no_method_the_registry_does_not_know():
         "wsgi_app",
         "asgi_app",
         "chains",
+        "tvc",
     }
     names = {name for op in OPS for name in facade_method_names(op)}
     public = {n for n in dir(Emulator) if not n.startswith("_")}
