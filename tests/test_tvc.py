@@ -18,11 +18,11 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from shamir_mnemonic.shamir import RawShare, _interpolate
 
-from emulator import Emulator
+from emulator import Emulator, Settings
 from emulator.crypto import shamir
 from emulator.crypto.qos_manifest import from_json
 
-from .helpers import error_of, fails
+from .helpers import add_user, error_of, fails
 from .test_state_journal import journaled, saved
 from .tvc_helpers import (
     IMAGE,
@@ -568,3 +568,197 @@ def test_through_the_official_python_sdk(turnkey_client, turnkey_emulator):
     assert apps[0].shareSet.operators[0].keySource == "EXTERNAL_KEY"
     resolved = turnkey_client.validate_tvc_image(ValidateTvcImageBody(pivotContainerImageUrl=IMAGE))
     assert resolved.resolvedImageDigest.endswith(IMAGE[-64:])
+
+
+def test_policies_consensus_and_webhooks():
+    with Emulator(seed=5, settings=Settings(webhook_synchronous=True)) as emu:
+        emu.create_organization()
+        got = []
+        emu.webhooks.route("https://hooks.example.com/tvc", lambda request: got.append(request))
+        emu.create_webhook_endpoint(
+            url="https://hooks.example.com/tvc",
+            name="hooks",
+            subscriptions=[{"eventType": "ACTIVITY_UPDATES"}],
+        )
+        _, alice = add_user(emu, "alice")
+        app_params = {
+            "name": "by alice",
+            "quorum_public_key": Operator().public,
+            "manifest_set_params": operator_set("m", [Operator()], 1),
+            "share_set_params": operator_set("s", [Operator(), Operator()], 2),
+        }
+        denied = fails(emu, emu.create_tvc_app, caller=alice, **app_params)
+        assert error_of(denied)[:2] == (403, 7)
+        emu.create_policy(
+            policy_name="alice builds apps",
+            effect="EFFECT_ALLOW",
+            notes="",
+            condition="activity.type == 'ACTIVITY_TYPE_CREATE_TVC_APP'",
+        )
+        emu.create_policy(
+            policy_name="deployments need two",
+            effect="EFFECT_ALLOW",
+            notes="",
+            condition="activity.type == 'ACTIVITY_TYPE_CREATE_TVC_DEPLOYMENT'",
+            consensus="approvers.count() >= 2",
+        )
+        app = emu.create_tvc_app(caller=alice, **app_params)
+        assert app["activity"]["status"] == "ACTIVITY_STATUS_COMPLETED"
+        pending = emu.create_tvc_deployment(caller=alice, **deployment_params(app["appId"]))[
+            "activity"
+        ]
+        assert pending["status"] == "ACTIVITY_STATUS_CONSENSUS_NEEDED"
+        assert emu.get_tvc_app_deployments(app_id=app["appId"])["tvcDeployments"] == []
+        emu.approve_activity(fingerprint=pending["fingerprint"])
+        done = emu.get_activity(activity_id=pending["id"])["activity"]
+        assert done["status"] == "ACTIVITY_STATUS_COMPLETED"
+        deployment_id = done["result"]["createTvcDeploymentResult"]["deploymentId"]
+        (listed,) = emu.get_tvc_app_deployments(app_id=app["appId"])["tvcDeployments"]
+        assert listed["id"] == deployment_id
+        events = [r.json() for r in got]
+        types = [e["type"] for e in events]
+        assert (
+            "ACTIVITY_TYPE_CREATE_TVC_APP" in types
+            and "ACTIVITY_TYPE_CREATE_TVC_DEPLOYMENT" in types
+        )
+        assert events[-1]["status"] == "ACTIVITY_STATUS_COMPLETED"
+
+
+def test_through_turnkey_http_and_the_official_attestation_checks():
+    from emulator.crypto.api_keys import generate_key_pair
+    from tests.typescript import TypeScriptError, client_calls, typescript_or_skip
+
+    ts = typescript_or_skip()
+    emu = Emulator(seed=27)
+    emu.clock.freeze()
+    root = generate_key_pair()
+    org_id = emu.create_organization(
+        api_public_key=root.public_key, api_private_key=root.private_key
+    ).organization_id
+
+    def submit(kind: str, parameters: dict) -> dict:
+        return {
+            "type": kind,
+            "timestampMs": str(emu.clock.now_ms()),
+            "organizationId": org_id,
+            "parameters": parameters,
+        }
+
+    def calls(*pairs):
+        return client_calls(ts, emu.world, root, list(pairs))
+
+    first, second = calls(
+        *(
+            (
+                "createTvcOperator",
+                submit(
+                    "ACTIVITY_TYPE_CREATE_TVC_OPERATOR",
+                    {"walletName": f"custodian {i}", "path": "m/7'", "operatorName": f"c{i}"},
+                ),
+            )
+            for i in range(2)
+        )
+    )
+    hosted = [r["activity"]["result"]["createTvcOperatorResult"] for r in (first, second)]
+    reviewer = Operator()
+    (key,) = calls(
+        (
+            "createTvcQuorumKey",
+            submit(
+                "ACTIVITY_TYPE_CREATE_TVC_QUORUM_KEY",
+                {"threshold": 2, "operatorEncryptKeys": [h["encryptPublicKey"] for h in hosted]},
+            ),
+        )
+    )
+    quorum_key = key["activity"]["result"]["createTvcQuorumKeyResult"]["quorumPublicKey"]
+    app_params = {
+        "name": "ts app",
+        "quorumPublicKey": quorum_key,
+        "manifestSetParams": operator_set("one", [reviewer], 1),
+        "shareSetParams": {
+            "name": "custodians",
+            "threshold": 2,
+            "existingOperatorIds": [h["operatorId"] for h in hosted],
+        },
+    }
+    refused, app = calls(
+        (
+            "createTvcApp",
+            submit("ACTIVITY_TYPE_CREATE_TVC_APP", {**app_params, "quorumPublicKey": "04"}),
+        ),
+        ("createTvcApp", submit("ACTIVITY_TYPE_CREATE_TVC_APP", app_params)),
+    )
+    assert isinstance(refused, TypeScriptError) and "130 bytes" in str(refused)
+    app_id = app["activity"]["result"]["createTvcAppResult"]["appId"]
+    wire = {k: v for k, v in deployment_params(app_id).items()}
+    camel = {
+        "".join(w.capitalize() if i else w for i, w in enumerate(k.split("_"))): v
+        for k, v in wire.items()
+    }
+    (deployment,) = calls(
+        ("createTvcDeployment", submit("ACTIVITY_TYPE_CREATE_TVC_DEPLOYMENT", camel))
+    )
+    made = deployment["activity"]["result"]["createTvcDeploymentResult"]
+    (got,) = calls(
+        ("getTvcDeployment", {"organizationId": org_id, "deploymentId": made["deploymentId"]})
+    )
+    digest = from_json(got["tvcDeployment"]["manifest"]["manifest"]).digest()
+    operator_id = emu.get_tvc_app(tvc_app_id=app_id)["tvcApp"]["manifestSet"]["operators"][0]["id"]
+    (approved,) = calls(
+        (
+            "createTvcManifestApprovals",
+            submit(
+                "ACTIVITY_TYPE_CREATE_TVC_MANIFEST_APPROVALS",
+                {
+                    "manifestId": made["manifestId"],
+                    "approvals": [
+                        {"operatorId": operator_id, "signature": reviewer.approve(digest)}
+                    ],
+                },
+            ),
+        )
+    )
+    assert approved["activity"]["status"] == "ACTIVITY_STATUS_COMPLETED"
+    emu.clock.advance(emu.tvc.boot_seconds)
+    (details,) = calls(
+        (
+            "getTvcDeploymentProvisioningDetails",
+            {"organizationId": org_id, "deploymentId": made["deploymentId"]},
+        )
+    )
+    assert details["provisioningState"] == AWAITING
+    (checked,) = ts.run(
+        [
+            {
+                "op": "checkBootProofAttestation",
+                "bootProof": {"awsAttestationDocB64": details["attestationDocument"]},
+            }
+        ]
+    )
+    assert checked["pcr17Matches"] is True and checked["digest"] == "SHA384"
+    manifest_b64 = base64.b64encode(got["tvcDeployment"]["manifest"]["manifest"].encode()).decode()
+    shares = calls(
+        *(
+            (
+                "reEncryptTvcQuorumKeyShare",
+                submit(
+                    "ACTIVITY_TYPE_RE_ENCRYPT_TVC_QUORUM_KEY_SHARE",
+                    {
+                        "attestationDocB64": details["attestationDocument"],
+                        "manifestB64": manifest_b64,
+                        "operatorEncryptKey": h["encryptPublicKey"],
+                        "operatorSignKey": h["signPublicKey"],
+                        "deploymentId": made["deploymentId"],
+                        "appQuorumKey": quorum_key,
+                    },
+                ),
+            )
+            for h in hosted
+        ),
+        ("getAppStatus", {"organizationId": org_id, "appId": app_id}),
+    )
+    assert all(s["activity"]["status"] == "ACTIVITY_STATUS_COMPLETED" for s in shares[:2])
+    (deployment_status,) = shares[2]["appStatus"]["deployments"]
+    assert deployment_status["provisioningState"] == PROVISIONED
+    assert shares[2]["appStatus"]["targetedDeploymentId"] == made["deploymentId"]
+    emu.close()
