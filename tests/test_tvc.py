@@ -762,3 +762,33 @@ def test_through_turnkey_http_and_the_official_attestation_checks():
     assert deployment_status["provisioningState"] == PROVISIONED
     assert shares[2]["appStatus"]["targetedDeploymentId"] == made["deploymentId"]
     emu.close()
+
+
+def test_the_dashboard_shows_apps_and_deployments():
+    from .dashboard_world import build
+    from .test_dashboard_http import served
+
+    world = build()
+    emu = world.emu
+    emu.clock.freeze()
+    app, ms, *_ = new_app(emu)
+    made = emu.create_tvc_deployment(**deployment_params(app["appId"]))
+    approve(emu, app, made, ms, [0, 1])
+    with served(token="t", world=world) as site:
+        page = site.ok("tvc", {"limit": 5})
+        (shown,) = page["apps"]
+        assert (shown["id"], shown["liveDeploymentId"], page["total"]) == (
+            app["appId"],
+            made["deploymentId"],
+            1,
+        )
+        (deployment,) = shown["deployments"]
+        assert deployment["provisioningState"] == PENDING and deployment["live"] is True
+        assert (deployment["approvals"], deployment["approvalThreshold"]) == (2, 2)
+        emu.clock.advance(emu.tvc.boot_seconds)
+        again = site.ok("tvc")["apps"][0]["deployments"][0]
+        assert again["provisioningState"] == AWAITING
+        assert "share" not in json.dumps(page).replace("shareSet", "").replace(
+            "shares", ""
+        ).replace("shareThreshold", "")
+        assert site.view("tvc", {"limit": -1}).status_code == 400
