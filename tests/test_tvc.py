@@ -792,3 +792,55 @@ def test_the_dashboard_shows_apps_and_deployments():
             "shares", ""
         ).replace("shareThreshold", "")
         assert site.view("tvc", {"limit": -1}).status_code == 400
+
+
+def test_the_control_plane_scripts_the_simulated_runtime():
+    import requests
+
+    from .dashboard_world import build
+    from .test_dashboard_http import served
+
+    world = build()
+    emu = world.emu
+    with served(token="t", world=world) as site:
+        url = site.url + "/emulator/v1/tvc"
+        got = requests.get(url, headers=site.headers(), timeout=10).json()
+        assert (got["qosVersions"], got["bootSeconds"], got["readySeconds"]) == ([QOS], 20, 30)
+        changed = requests.post(
+            url,
+            json={
+                "qosVersions": [QOS, "v2026.9.1"],
+                "bootSeconds": 0,
+                "unknownImages": ["ghcr.io/acme/gone:v1"],
+                "imageDigests": {"ghcr.io/acme/moved:v1": "sha256:" + "cd" * 32},
+            },
+            headers=site.headers(),
+            timeout=10,
+        ).json()
+        assert changed["latestQosVersion"] == "v2026.9.1" and changed["bootSeconds"] == 0
+        assert changed["images"] == {
+            "ghcr.io/acme/gone:v1": None,
+            "ghcr.io/acme/moved:v1": "sha256:" + "cd" * 32,
+        }
+        assert (
+            emu.validate_tvc_image(pivot_container_image_url="ghcr.io/acme/moved:v1")[
+                "resolvedImageDigest"
+            ]
+            == "sha256:" + "cd" * 32
+        )
+        refused = requests.post(
+            url, json={"bootSeconds": -1, "qosVersions": ["x"]}, headers=site.headers(), timeout=10
+        )
+        assert refused.status_code == 400 and set(refused.json()) == {
+            "code",
+            "message",
+            "details",
+            "turnkeyErrorCode",
+        }
+        assert emu.tvc.qos_versions == [QOS, "v2026.9.1"]  # nothing changed
+        assert (
+            requests.post(url, json={"reset": True}, headers=site.headers(), timeout=10).json()[
+                "images"
+            ]
+            == {}
+        )

@@ -39,6 +39,9 @@ shape ``{code, message, details, turnkeyErrorCode}``.
 * ``rate_limits`` (GET, or POST ``{plan?}``) → ``{plan, plans, ...}``: the documented rate
   limits enforced (``emulator/engine_state/ratelimits.py``); POST ``{"plan": "pro"}`` turns them on with
   fresh buckets, ``{"plan": null}`` off; an unknown plan is a 400 naming the valid ones.
+* ``tvc`` (GET, or POST) → the simulated Verifiable Cloud runtime (``emu.tvc``): POST
+  ``{reset?, qosVersions?, bootSeconds?, readySeconds?, unknownImages?, imageDigests?,
+  ready?, logs?}`` scripts it (``emulator/recorders/tvc_runtime.py``, docs/tvc.md).
 """
 
 from __future__ import annotations
@@ -65,7 +68,7 @@ PREFIX = "/emulator/v1/"
 Json = dict[str, Any]
 
 
-READABLE = frozenset({"health", "calls", "outbox", "auth_proxy", "webhooks", "rate_limits"})
+READABLE = frozenset({"health", "calls", "outbox", "auth_proxy", "webhooks", "rate_limits", "tvc"})
 _CODES = {400: INVALID_ARGUMENT, 404: NOT_FOUND, 405: UNIMPLEMENTED, 501: UNIMPLEMENTED}
 
 
@@ -296,6 +299,13 @@ class Control:
             "endpointRps": dict(ENDPOINT_RPS),
         }
 
+    def _tvc(self, params: Json) -> Json:
+        from ..recorders.tvc_runtime import configure
+
+        world = self.emulator.world
+        with world.lock:
+            return configure(world.tvc, params, world.clock.now_ns())
+
     _ACTIONS = {
         "health": _health,
         "reset": _reset,
@@ -316,6 +326,7 @@ class Control:
         "webhooks/clear": _webhooks_clear,
         "webhooks/run": _webhooks_run,
         "rate_limits": _rate_limits,
+        "tvc": _tvc,
     }
 
 

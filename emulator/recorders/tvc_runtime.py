@@ -116,3 +116,70 @@ class TvcRuntime:
         fresh = TvcRuntime()
         for name in ("qos_versions", "boot_seconds", "ready_seconds", "images", "ready", "logs"):
             setattr(self, name, getattr(fresh, name))
+
+
+def configure(runtime: TvcRuntime, params: dict, now_ns: int) -> dict:
+    """The control plane's ``tvc`` endpoint: apply ``params`` (each optional), answer the
+    configuration. ``reset``; ``qosVersions`` (a non-empty list, the last the latest);
+    ``bootSeconds``, ``readySeconds``; ``unknownImages`` (references); ``imageDigests``
+    (reference -> digest); ``ready`` (deployment id -> count, or null for the default);
+    ``logs`` (a list of ``{deploymentId, replica, content}``, logged now). A bad value is a
+    ValueError (the endpoint's 400) and changes nothing."""
+    versions = params.get("qosVersions")
+    if versions is not None and (
+        not isinstance(versions, list)
+        or not versions
+        or not all(isinstance(v, str) and v for v in versions)
+    ):
+        raise ValueError("qosVersions is a non-empty list of version names")
+    seconds = {k: params[k] for k in ("bootSeconds", "readySeconds") if k in params}
+    for key, value in seconds.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"{key} is a non-negative integer")
+    digests = params.get("imageDigests") or {}
+    unknown = params.get("unknownImages") or []
+    ready = params.get("ready") or {}
+    logs = params.get("logs") or []
+    if (
+        not isinstance(digests, dict)
+        or not isinstance(unknown, list)
+        or not isinstance(ready, dict)
+    ):
+        raise ValueError("imageDigests and ready are objects, unknownImages a list")
+    for count in ready.values():
+        if count is not None and (
+            not isinstance(count, int) or isinstance(count, bool) or count < 0
+        ):
+            raise ValueError("ready maps deployment ids to non-negative counts or null")
+    if not isinstance(logs, list) or not all(
+        isinstance(e, dict)
+        and isinstance(e.get("deploymentId"), str)
+        and isinstance(e.get("content"), str)
+        and isinstance(e.get("replica", 1), int)
+        for e in logs
+    ):
+        raise ValueError("logs is a list of {deploymentId, replica, content}")
+    checked = TvcRuntime()
+    for reference, digest in digests.items():
+        checked.set_digest(str(reference), str(digest))  # ValueError for a bad digest
+    if params.get("reset"):
+        runtime.reset()
+    if versions is not None:
+        runtime.qos_versions = list(versions)
+    for key, value in seconds.items():
+        setattr(runtime, "boot_seconds" if key == "bootSeconds" else "ready_seconds", value)
+    runtime.images.update(checked.images)
+    for reference in unknown:
+        runtime.unknown(str(reference))
+    for deployment_id, count in ready.items():
+        runtime.set_ready(str(deployment_id), count)
+    for entry in logs:
+        runtime.log(entry["deploymentId"], entry.get("replica", 1), now_ns, entry["content"])
+    return {
+        "qosVersions": list(runtime.qos_versions),
+        "latestQosVersion": runtime.latest_qos_version,
+        "bootSeconds": runtime.boot_seconds,
+        "readySeconds": runtime.ready_seconds,
+        "images": {ref: digest or None for ref, digest in runtime.images.items()},
+        "ready": dict(runtime.ready),
+    }
