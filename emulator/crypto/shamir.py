@@ -49,6 +49,22 @@ def _div(a: int, b: int) -> int:
     return _EXP[_LOG[a] + 255 - _LOG[b]]
 
 
+def _table(multiplier: int) -> bytes:
+    """Multiplication by ``multiplier`` in GF(256) as a ``bytes.translate`` table: a whole
+    row of bytes multiplied in one C call."""
+    found = _TABLES.get(multiplier)
+    if found is None:
+        found = _TABLES[multiplier] = bytes(_mul(multiplier, b) for b in range(256))
+    return found
+
+
+_TABLES: dict[int, bytes] = {}
+
+
+def _xor(a: bytes, b: bytes) -> bytes:
+    return (int.from_bytes(a, "big") ^ int.from_bytes(b, "big")).to_bytes(len(a), "big")
+
+
 def split(
     secret: bytes,
     share_count: int,
@@ -56,21 +72,22 @@ def split(
     *,
     randbytes: Callable[[int], bytes] = os.urandom,
 ) -> list[bytes]:
-    """``share_count`` shares of ``secret``, any ``threshold`` of which rebuild it."""
+    """``share_count`` shares of ``secret``, any ``threshold`` of which rebuild it.
+
+    Coefficient ``k`` of every byte's polynomial is byte ``i`` of the ``k``-th random row,
+    so a share's values are ``secret ^ row_1 * x ^ row_2 * x^2 ...``, row by row."""
     if not 1 <= threshold <= share_count <= 255:
         raise ShamirError("need 1 <= threshold <= share count <= 255")
     if not secret:
         raise ShamirError("the secret is empty")
-    coefficients = [randbytes(threshold - 1) for _ in secret]
+    rows = [randbytes(len(secret)) for _ in range(threshold - 1)]
     shares = []
     for x in range(1, share_count + 1):
-        ys = bytearray()
-        for constant, higher in zip(secret, coefficients, strict=True):
-            y = 0
-            for coefficient in reversed(higher):  # Horner, highest degree first
-                y = _mul(y, x) ^ coefficient
-            ys.append(_mul(y, x) ^ constant)
-        shares.append(bytes([x]) + bytes(ys))
+        ys, power = secret, 1
+        for row in rows:
+            power = _mul(power, x)
+            ys = _xor(ys, row.translate(_table(power)))
+        shares.append(bytes([x]) + ys)
     return shares
 
 
@@ -84,16 +101,12 @@ def combine(shares: Sequence[bytes]) -> bytes:
         raise ShamirError("the shares are not of one length")
     if 0 in xs or len(set(xs)) != len(xs):
         raise ShamirError("the shares' x-coordinates are not distinct and non-zero")
-    weights = []
+    secret = bytes(length - 1)
     for i, xi in enumerate(xs):
         numerator, denominator = 1, 1
         for j, xj in enumerate(xs):
             if i != j:
                 numerator = _mul(numerator, xj)
                 denominator = _mul(denominator, xi ^ xj)
-        weights.append(_div(numerator, denominator))
-    secret = bytearray(length - 1)
-    for weight, share in zip(weights, shares, strict=True):
-        for k in range(length - 1):
-            secret[k] ^= _mul(weight, share[k + 1])
-    return bytes(secret)
+        secret = _xor(secret, shares[i][1:].translate(_table(_div(numerator, denominator))))
+    return secret
