@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 
 import cbor2
@@ -81,17 +82,24 @@ def ephemeral_key(enclave: EnclaveKeys, deployment_id: str) -> qos_keys.KeySet:
 
 
 def attestation_document(world: World, deployment: TvcDeployment) -> bytes:
-    """The provisioning enclave's attestation document (COSE_Sign1 bytes)."""
+    """The provisioning enclave's attestation document (COSE_Sign1 bytes), made once per
+    deployment and boot time."""
+    booted_ms = (
+        (deployment.approved_at or 0) + world.tvc.boot_seconds * 1_000_000_000
+    ) // 1_000_000
+    what = f"{deployment.deployment_id}:{booted_ms}:{deployment.manifest_digest}"
+    key = "tvc-attestation:" + hashlib.sha256(what.encode()).hexdigest()[:40]
+    return world.enclave.cached(key, lambda _: _attestation(world, deployment, booted_ms))
+
+
+def _attestation(world: World, deployment: TvcDeployment, booted_ms: int) -> bytes:
     ephemeral = ephemeral_key(world.enclave, deployment.deployment_id).public
     digest = bytes.fromhex(deployment.manifest_digest)
-    pcrs: dict[int, bytes] = {i: bytes(48) for i in range(16)}
+    pcrs: dict[int, bytes] = {i: bytes(48) for i in range(32)}
     if not deployment.debug_mode:
         for index, value in enumerate(world.tvc.pcrs(deployment.qos_version)):
             pcrs[index] = value
     pcrs[17] = enclave_apps.live_manifest_pcr(digest, ephemeral)
-    booted_ms = (
-        (deployment.approved_at or 0) + world.tvc.boot_seconds * 1_000_000_000
-    ) // 1_000_000
     return enclave_apps.attestation_document(
         world.enclave,
         "tvc" + deployment.deployment_id.replace("-", ""),
