@@ -22,6 +22,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..ground import jsontext
+
 RESTART_NEVER, RESTART_ALWAYS = "Never", "Always"
 _RESTART_INDEX = {RESTART_NEVER: 0, RESTART_ALWAYS: 1}
 
@@ -165,7 +167,7 @@ def _member_set(data: Any) -> MemberSet:
 def from_json(text: str | bytes) -> Manifest:
     """The manifest of its JSON (this module's shape); ValueError when it is not one."""
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)
         namespace, pivot, enclave = data["namespace"], data["pivot"], data["enclave"]
         (bridge,) = pivot["bridgeConfig"]
         manifest = Manifest(

@@ -31,6 +31,7 @@ from ..crypto import qos_keys, quorum, shamir
 from ..crypto.enclave import EnclaveKeys
 from ..crypto.qos_manifest import RESTART_ALWAYS, Manifest, Member, MemberSet
 from ..engine_state.world import World
+from ..ground import jsontext
 from ..ground.errors import InvalidArgument
 from ..ground.models import Organization
 from ..ground.tvc_models import TvcApp, TvcDeployment, TvcOperatorSet, TvcProvisioningShare
@@ -127,7 +128,7 @@ def envelope(org: Organization, deployment: TvcDeployment) -> bytes:
     ]
     return json.dumps(
         {
-            "manifest": json.loads(deployment.manifest),
+            "manifest": jsontext.loads(deployment.manifest),
             "manifestSetApprovals": [
                 approval(a.operator_id, a.signature)
                 for a in tvc_service.approvals_of(org, deployment)
@@ -245,7 +246,7 @@ def take_share(
             rebuilt = qos_keys.KeySet.from_master_seed(seed).public.hex()
         except (shamir.ShamirError, qos_keys.QosKeyError, ValueError):
             rebuilt = ""
-        if rebuilt != json.loads(deployment.manifest)["namespace"]["quorumKey"]:
+        if rebuilt != jsontext.loads(deployment.manifest)["namespace"]["quorumKey"]:
             raise InvalidArgument(f"{where}: the shares do not rebuild the manifest's Quorum Key")
         ctx.tx.set(deployment, "provisioned_at", ctx.now_ns)
     ctx.tx.put(org.tvc_provisioning_shares, made.provisioning_share_id, made)
