@@ -176,3 +176,21 @@ def test_names_from_the_world_are_shown_as_text_never_run(page, site):
     open_view(page, site, "orgs")
     assert hostile in page.locator("[data-testid=user-row]").last.inner_text()
     assert page.evaluate("window.__pwned") is None
+
+
+def test_the_verifiable_cloud_view_shows_apps_and_their_deployments(page, site):
+    from .test_tvc import approve, deployment_params, new_app
+
+    emu = site.emu
+    app, ms, *_ = new_app(emu)
+    made = emu.create_tvc_deployment(**deployment_params(app["appId"]))
+    approve(emu, app, made, ms, [0, 1])
+    open_view(page, site, "tvc")
+    card = page.locator("[data-testid=tvc-app]")
+    assert (
+        "oracle" in card.inner_text() and f"app-{app['appId']}.turnkey.cloud" in card.inner_text()
+    )
+    (row,) = page.locator("[data-testid=tvc-deployment]").all_inner_texts()
+    assert row.startswith("live") and "PENDING" in row and "2/2" in row
+    shoot(page, "tvc")
+    assert page.errors == []

@@ -77,6 +77,7 @@ def test_facade_has_no_method_the_registry_does_not_know():
         "asgi_app",
         "chains",
         "onramp",
+        "tvc",
     }
     names = {name for op in OPS for name in facade_method_names(op)}
     public = {n for n in dir(Emulator) if not n.startswith("_")}

@@ -11,7 +11,7 @@
   ``Origin``, the control token). ``GET`` reads a view with its defaults, ``POST`` with
   ``Content-Type: application/json`` gives its parameters; ``vote`` is POST only. Views:
   ``version``, ``overview``, ``organization``, ``activities``, ``activity``, ``outbox``,
-  ``calls``, ``controls``, ``webhooks`` (``views.py``, ``observations.py``) and ``vote`` (``voting.py``). The clock
+  ``calls``, ``controls``, ``webhooks``, ``tvc`` (``views.py``, ``observations.py``, ``tvc.py``) and ``vote`` (``voting.py``). The clock
   and fault controls of the page are the control plane's own endpoints.
 """
 
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ..ground import jsontext
 from ..ground.errors import INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED
 from ..http.answers import DASHBOARD_PREFIX, Answer, error_answer
-from . import observations, views, voting
+from . import observations, tvc, views, voting
 from .params import ViewError
 
 if TYPE_CHECKING:
@@ -64,6 +64,7 @@ READS: dict[str, Callable[[Any, Json], Json]] = {
     "calls": observations.calls,
     "controls": lambda emu, params: observations.controls(emu),
     "webhooks": observations.webhooks,
+    "tvc": tvc.apps,
 }
 
 

@@ -17,6 +17,7 @@ from ..ground.transaction import Transaction
 from ..recorders.calls import CallLog
 from ..recorders.faults import Faults
 from ..recorders.outbox import Outbox
+from ..recorders.tvc_runtime import TvcRuntime
 from ..webhooks.deliveries import Webhooks
 from .store import Store
 
@@ -167,6 +168,8 @@ class World:
     outbox: Outbox = field(default_factory=Outbox)
     # Webhook deliveries (``webhooks/deliveries.py``): observations and a sender, not state.
     webhooks: Webhooks = field(default_factory=Webhooks)
+    # What Verifiable Cloud runs that the emulator cannot (``emu.tvc``): a test control.
+    tvc: TvcRuntime = field(default_factory=TvcRuntime)
     # The source address in-process calls are judged to come from by IP allowlists
     # (``emu.backdoor.set_client_ip``); None: unknown, as a request with no address.
     client_ip: str | None = None

@@ -238,6 +238,7 @@ class Emulator(OperationMethods, Seams, Documents, WireAccess):
             self._world.calls.clear()
             self._world.faults.clear()
             self._world.outbox.clear()
+            self._world.tvc.reset()
             self._world.webhooks.clear()
             self._world.chains = None  # the embedded chains start afresh on their next use
             if self._world.archive is not None:  # serve --state: no archived activities

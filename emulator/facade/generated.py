@@ -289,6 +289,63 @@ class CreateSubOrganizationResult(_CreateSubOrganizationResultRequired, total=Fa
     rootUserIds: list[str]
 
 
+class NewOperatorParams(TypedDict):
+    name: str
+    publicKey: str
+
+
+class _CreateTvcAppManifestSetParamsParamsRequired(TypedDict):
+    name: str
+    threshold: int
+
+
+class CreateTvcAppManifestSetParamsParams(_CreateTvcAppManifestSetParamsParamsRequired, total=False):
+    newOperators: list[NewOperatorParams]
+    existingOperatorIds: list[str]
+
+
+class CreateTvcAppResult(TypedDict):
+    activity: dict[str, Any]
+    appId: str
+    manifestSetId: str
+    manifestSetOperatorIds: list[str]
+    manifestSetThreshold: int
+    shareSetId: str
+    shareSetOperatorIds: list[str]
+    shareSetThreshold: int
+
+
+class CreateTvcDeploymentResult(TypedDict):
+    activity: dict[str, Any]
+    deploymentId: str
+    manifestId: str
+
+
+class ApprovalParams(TypedDict):
+    operatorId: str
+    signature: str
+
+
+class CreateTvcManifestApprovalsResult(TypedDict):
+    activity: dict[str, Any]
+    approvalIds: list[str]
+
+
+class CreateTvcOperatorResult(TypedDict):
+    activity: dict[str, Any]
+    walletId: str
+    operatorId: str
+    encryptPublicKey: str
+    signPublicKey: str
+
+
+class CreateTvcQuorumKeyResult(TypedDict):
+    activity: dict[str, Any]
+    quorumKeyId: str
+    quorumPublicKey: str
+    shareIds: list[str]
+
+
 class CreateUserTagResult(TypedDict):
     activity: dict[str, Any]
     userTagId: str
@@ -427,6 +484,16 @@ class DeleteSubOrganizationResult(TypedDict):
     subOrganizationUuid: str
 
 
+class DeleteTvcAppAndDeploymentsResult(TypedDict):
+    activity: dict[str, Any]
+    appId: str
+
+
+class DeleteTvcDeploymentResult(TypedDict):
+    activity: dict[str, Any]
+    deploymentId: str
+
+
 class DeleteUserTagsResult(TypedDict):
     activity: dict[str, Any]
     userTagIds: list[str]
@@ -547,6 +614,11 @@ class GetApiKeysResult(TypedDict):
     apiKeys: list[dict[str, Any]]
 
 
+class GetAppStatusResult(TypedDict):
+    activity: dict[str, Any]
+    appStatus: dict[str, Any]
+
+
 class GetAuthenticatorResult(TypedDict):
     activity: dict[str, Any]
     authenticator: dict[str, Any]
@@ -663,6 +735,37 @@ class GetSessionProfilesResult(TypedDict):
 class GetSmartContractInterfaceResult(TypedDict):
     activity: dict[str, Any]
     smartContractInterface: dict[str, Any]
+
+
+class GetTvcAppResult(TypedDict):
+    activity: dict[str, Any]
+    tvcApp: dict[str, Any]
+
+
+class GetTvcDeploymentResult(TypedDict):
+    activity: dict[str, Any]
+    tvcDeployment: dict[str, Any]
+
+
+class GetTvcDeploymentDebugLogsResult(TypedDict):
+    activity: dict[str, Any]
+    entries: list[dict[str, Any]]
+
+
+class _GetTvcDeploymentProvisioningDetailsResultRequired(TypedDict):
+    activity: dict[str, Any]
+    provisioningState: str
+
+
+class GetTvcDeploymentProvisioningDetailsResult(_GetTvcDeploymentProvisioningDetailsResultRequired, total=False):
+    attestationDocument: str
+    manifestEnvelope: str
+
+
+class GetTvcQosVersionsResult(TypedDict):
+    activity: dict[str, Any]
+    availableVersions: list[str]
+    latestVersion: str
 
 
 class GetUserResult(TypedDict):
@@ -857,6 +960,26 @@ class ListSupportedAssetsResult(_ListSupportedAssetsResultRequired, total=False)
     assets: list[dict[str, Any]]
 
 
+class ListTvcAppDeploymentsResult(TypedDict):
+    activity: dict[str, Any]
+    tvcDeployments: list[dict[str, Any]]
+
+
+class ListTvcAppsResult(TypedDict):
+    activity: dict[str, Any]
+    tvcApps: list[dict[str, Any]]
+
+
+class ListTvcOperatorsResult(TypedDict):
+    activity: dict[str, Any]
+    tvcOperators: list[dict[str, Any]]
+
+
+class ListTvcQuorumKeysResult(TypedDict):
+    activity: dict[str, Any]
+    tvcQuorumKeys: list[dict[str, Any]]
+
+
 class ListUserTagsResult(TypedDict):
     activity: dict[str, Any]
     userTags: list[dict[str, Any]]
@@ -913,6 +1036,17 @@ class _OtpAuthResultRequired(TypedDict):
 class OtpAuthResult(_OtpAuthResultRequired, total=False):
     apiKeyId: str
     credentialBundle: str
+
+
+class PostTvcQuorumKeyShareShareApprovalBundleParams(TypedDict):
+    operatorId: str
+    reEncryptedShareHex: str
+    signature: str
+
+
+class PostTvcQuorumKeyShareResult(TypedDict):
+    activity: dict[str, Any]
+    provisioningShareId: str
 
 
 class RecoverUserResult(TypedDict):
@@ -1088,6 +1222,14 @@ class UpdateUserTagResult(TypedDict):
 class UpdateWalletResult(TypedDict):
     activity: dict[str, Any]
     walletId: str
+
+
+class _ValidateTvcImageResultRequired(TypedDict):
+    activity: dict[str, Any]
+
+
+class ValidateTvcImageResult(_ValidateTvcImageResultRequired, total=False):
+    resolvedImageDigest: str
 
 
 class VerifyOtpResult(TypedDict):
@@ -1491,6 +1633,117 @@ class OperationMethods:
             self._run_operation("create_sub_organization", {"subOrganizationName": sub_organization_name, "rootUsers": root_users, "rootQuorumThreshold": root_quorum_threshold, "wallet": wallet, "disableEmailRecovery": disable_email_recovery, "disableEmailAuth": disable_email_auth, "disableSmsAuth": disable_sms_auth, "disableOtpEmailAuth": disable_otp_email_auth, "verificationToken": verification_token, "clientSignature": client_signature, "privateKeys": private_keys, "name": name, "rootAuthenticator": root_authenticator}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
+    @operation("create_tvc_app")
+    def create_tvc_app(
+        self,
+        *,
+        name: str,
+        quorum_public_key: str,
+        manifest_set_id: str | None = None,
+        manifest_set_params: CreateTvcAppManifestSetParamsParams | None = None,
+        share_set_id: str | None = None,
+        share_set_params: CreateTvcAppManifestSetParamsParams | None = None,
+        enable_egress: bool | None = None,
+        enable_debug_mode_deployments: bool | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CREATE_TVC_APP"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> CreateTvcAppResult:
+        """Create a TVC App (``/public/v1/submit/create_tvc_app``)."""
+        return cast(
+            "CreateTvcAppResult",
+            self._run_operation("create_tvc_app", {"name": name, "quorumPublicKey": quorum_public_key, "manifestSetId": manifest_set_id, "manifestSetParams": manifest_set_params, "shareSetId": share_set_id, "shareSetParams": share_set_params, "enableEgress": enable_egress, "enableDebugModeDeployments": enable_debug_mode_deployments}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("create_tvc_deployment")
+    def create_tvc_deployment(
+        self,
+        *,
+        app_id: str,
+        qos_version: str,
+        pivot_container_image_url: str,
+        pivot_path: str,
+        pivot_args: list[str],
+        expected_pivot_digest: str,
+        health_check_type: Literal["TVC_HEALTH_CHECK_TYPE_HTTP", "TVC_HEALTH_CHECK_TYPE_GRPC"],
+        health_check_port: int,
+        public_ingress_port: int,
+        nonce: int | None = None,
+        pivot_container_encrypted_pull_secret: str | None = None,
+        debug_mode: bool | None = None,
+        replicas: int | None = None,
+        instance_size_cpus: int | None = None,
+        instance_size_ram: int | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CREATE_TVC_DEPLOYMENT"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> CreateTvcDeploymentResult:
+        """Create a TVC Deployment (``/public/v1/submit/create_tvc_deployment``)."""
+        return cast(
+            "CreateTvcDeploymentResult",
+            self._run_operation("create_tvc_deployment", {"appId": app_id, "qosVersion": qos_version, "pivotContainerImageUrl": pivot_container_image_url, "pivotPath": pivot_path, "pivotArgs": pivot_args, "expectedPivotDigest": expected_pivot_digest, "healthCheckType": health_check_type, "healthCheckPort": health_check_port, "publicIngressPort": public_ingress_port, "nonce": nonce, "pivotContainerEncryptedPullSecret": pivot_container_encrypted_pull_secret, "debugMode": debug_mode, "replicas": replicas, "instanceSizeCpus": instance_size_cpus, "instanceSizeRam": instance_size_ram}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("create_tvc_manifest_approvals")
+    def create_tvc_manifest_approvals(
+        self,
+        *,
+        manifest_id: str,
+        approvals: list[ApprovalParams],
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CREATE_TVC_MANIFEST_APPROVALS"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> CreateTvcManifestApprovalsResult:
+        """Create TVC Manifest Approvals (``/public/v1/submit/create_tvc_manifest_approvals``)."""
+        return cast(
+            "CreateTvcManifestApprovalsResult",
+            self._run_operation("create_tvc_manifest_approvals", {"manifestId": manifest_id, "approvals": approvals}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("create_tvc_operator")
+    def create_tvc_operator(
+        self,
+        *,
+        path: str,
+        operator_name: str,
+        wallet_name: str | None = None,
+        wallet_id: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CREATE_TVC_OPERATOR"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> CreateTvcOperatorResult:
+        """Create a TVC Operator (``/public/v1/submit/create_tvc_operator``)."""
+        return cast(
+            "CreateTvcOperatorResult",
+            self._run_operation("create_tvc_operator", {"path": path, "operatorName": operator_name, "walletName": wallet_name, "walletId": wallet_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("create_tvc_quorum_key")
+    def create_tvc_quorum_key(
+        self,
+        *,
+        threshold: int,
+        operator_encrypt_keys: list[str],
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CREATE_TVC_QUORUM_KEY"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> CreateTvcQuorumKeyResult:
+        """Create a TVC Quorum Key (``/public/v1/submit/create_tvc_quorum_key``)."""
+        return cast(
+            "CreateTvcQuorumKeyResult",
+            self._run_operation("create_tvc_quorum_key", {"threshold": threshold, "operatorEncryptKeys": operator_encrypt_keys}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
     @operation("create_user_tag")
     def create_user_tag(
         self,
@@ -1846,6 +2099,40 @@ class OperationMethods:
             self._run_operation("delete_sub_organization", {"deleteWithoutExport": delete_without_export}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
+    @operation("delete_tvc_app_and_deployments")
+    def delete_tvc_app_and_deployments(
+        self,
+        *,
+        app_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_DELETE_TVC_APP_AND_DEPLOYMENTS"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> DeleteTvcAppAndDeploymentsResult:
+        """Delete a TVC App and its deployments (``/public/v1/submit/delete_tvc_app_and_deployments``)."""
+        return cast(
+            "DeleteTvcAppAndDeploymentsResult",
+            self._run_operation("delete_tvc_app_and_deployments", {"appId": app_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("delete_tvc_deployment")
+    def delete_tvc_deployment(
+        self,
+        *,
+        deployment_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_DELETE_TVC_DEPLOYMENT"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> DeleteTvcDeploymentResult:
+        """Delete a TVC Deployment (``/public/v1/submit/delete_tvc_deployment``)."""
+        return cast(
+            "DeleteTvcDeploymentResult",
+            self._run_operation("delete_tvc_deployment", {"deploymentId": deployment_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
     @operation("delete_user_tags")
     def delete_user_tags(
         self,
@@ -2172,6 +2459,20 @@ class OperationMethods:
             self._run_operation("get_api_keys", {"userId": user_id}, organization_id, caller),
         )
 
+    @operation("get_app_status")
+    def get_app_status(
+        self,
+        *,
+        app_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetAppStatusResult:
+        """Get TVC App status (``/public/v1/query/get_app_status``)."""
+        return cast(
+            "GetAppStatusResult",
+            self._run_operation("get_app_status", {"appId": app_id}, organization_id, caller),
+        )
+
     @operation("get_authenticator")
     def get_authenticator(
         self,
@@ -2495,6 +2796,77 @@ class OperationMethods:
         return cast(
             "GetSmartContractInterfaceResult",
             self._run_operation("get_smart_contract_interface", {"smartContractInterfaceId": smart_contract_interface_id}, organization_id, caller),
+        )
+
+    @operation("get_tvc_app")
+    def get_tvc_app(
+        self,
+        *,
+        tvc_app_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetTvcAppResult:
+        """Get a TVC App (``/public/v1/query/get_tvc_app``)."""
+        return cast(
+            "GetTvcAppResult",
+            self._run_operation("get_tvc_app", {"tvcAppId": tvc_app_id}, organization_id, caller),
+        )
+
+    @operation("get_tvc_deployment")
+    def get_tvc_deployment(
+        self,
+        *,
+        deployment_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetTvcDeploymentResult:
+        """Get a TVC Deployment (``/public/v1/query/get_tvc_deployment``)."""
+        return cast(
+            "GetTvcDeploymentResult",
+            self._run_operation("get_tvc_deployment", {"deploymentId": deployment_id}, organization_id, caller),
+        )
+
+    @operation("get_tvc_deployment_debug_logs")
+    def get_tvc_deployment_debug_logs(
+        self,
+        *,
+        deployment_id: str,
+        tail_lines: int | None = None,
+        since_seconds: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetTvcDeploymentDebugLogsResult:
+        """Get TVC Deployment debug logs (``/public/v1/query/get_tvc_deployment_debug_logs``)."""
+        return cast(
+            "GetTvcDeploymentDebugLogsResult",
+            self._run_operation("get_tvc_deployment_debug_logs", {"deploymentId": deployment_id, "tailLines": tail_lines, "sinceSeconds": since_seconds}, organization_id, caller),
+        )
+
+    @operation("get_tvc_deployment_provisioning_details")
+    def get_tvc_deployment_provisioning_details(
+        self,
+        *,
+        deployment_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetTvcDeploymentProvisioningDetailsResult:
+        """Get TVC Deployment provisioning details (``/public/v1/query/get_tvc_deployment_provisioning_details``)."""
+        return cast(
+            "GetTvcDeploymentProvisioningDetailsResult",
+            self._run_operation("get_tvc_deployment_provisioning_details", {"deploymentId": deployment_id}, organization_id, caller),
+        )
+
+    @operation("get_tvc_qos_versions")
+    def get_tvc_qos_versions(
+        self,
+        *,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetTvcQosVersionsResult:
+        """Get TVC QOS versions (``/public/v1/query/get_tvc_qos_versions``)."""
+        return cast(
+            "GetTvcQosVersionsResult",
+            self._run_operation("get_tvc_qos_versions", {}, organization_id, caller),
         )
 
     @operation("get_user")
@@ -3071,6 +3443,114 @@ class OperationMethods:
             self._run_operation("list_supported_assets", {"caip2": caip2}, organization_id, caller),
         )
 
+    @operation("list_tvc_app_deployments")
+    def list_tvc_app_deployments(
+        self,
+        *,
+        app_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListTvcAppDeploymentsResult:
+        """List TVC Deployments (``/public/v1/query/list_tvc_app_deployments``)."""
+        return cast(
+            "ListTvcAppDeploymentsResult",
+            self._run_operation("list_tvc_app_deployments", {"appId": app_id}, organization_id, caller),
+        )
+
+    @operation("list_tvc_app_deployments")
+    def get_tvc_app_deployments(
+        self,
+        *,
+        app_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListTvcAppDeploymentsResult:
+        """List TVC Deployments (``/public/v1/query/list_tvc_app_deployments``)."""
+        return cast(
+            "ListTvcAppDeploymentsResult",
+            self._run_operation("list_tvc_app_deployments", {"appId": app_id}, organization_id, caller),
+        )
+
+    @operation("list_tvc_apps")
+    def list_tvc_apps(
+        self,
+        *,
+        is_live: bool | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListTvcAppsResult:
+        """List TVC Apps (``/public/v1/query/list_tvc_apps``)."""
+        return cast(
+            "ListTvcAppsResult",
+            self._run_operation("list_tvc_apps", {"isLive": is_live}, organization_id, caller),
+        )
+
+    @operation("list_tvc_apps")
+    def get_tvc_apps(
+        self,
+        *,
+        is_live: bool | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListTvcAppsResult:
+        """List TVC Apps (``/public/v1/query/list_tvc_apps``)."""
+        return cast(
+            "ListTvcAppsResult",
+            self._run_operation("list_tvc_apps", {"isLive": is_live}, organization_id, caller),
+        )
+
+    @operation("list_tvc_operators")
+    def list_tvc_operators(
+        self,
+        *,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListTvcOperatorsResult:
+        """List TVC Operators (``/public/v1/query/list_tvc_operators``)."""
+        return cast(
+            "ListTvcOperatorsResult",
+            self._run_operation("list_tvc_operators", {}, organization_id, caller),
+        )
+
+    @operation("list_tvc_operators")
+    def get_tvc_operators(
+        self,
+        *,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListTvcOperatorsResult:
+        """List TVC Operators (``/public/v1/query/list_tvc_operators``)."""
+        return cast(
+            "ListTvcOperatorsResult",
+            self._run_operation("list_tvc_operators", {}, organization_id, caller),
+        )
+
+    @operation("list_tvc_quorum_keys")
+    def list_tvc_quorum_keys(
+        self,
+        *,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListTvcQuorumKeysResult:
+        """List TVC Quorum Keys (``/public/v1/query/list_tvc_quorum_keys``)."""
+        return cast(
+            "ListTvcQuorumKeysResult",
+            self._run_operation("list_tvc_quorum_keys", {}, organization_id, caller),
+        )
+
+    @operation("list_tvc_quorum_keys")
+    def get_tvc_quorum_keys(
+        self,
+        *,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListTvcQuorumKeysResult:
+        """List TVC Quorum Keys (``/public/v1/query/list_tvc_quorum_keys``)."""
+        return cast(
+            "ListTvcQuorumKeysResult",
+            self._run_operation("list_tvc_quorum_keys", {}, organization_id, caller),
+        )
+
     @operation("list_user_tags")
     def list_user_tags(
         self,
@@ -3335,6 +3815,47 @@ class OperationMethods:
             self._run_operation("otp_login", {"verificationToken": verification_token, "publicKey": public_key, "sessionProfileId": session_profile_id, "expirationSeconds": expiration_seconds, "invalidateExisting": invalidate_existing, "clientSignature": client_signature}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
+    @operation("post_tvc_quorum_key_share")
+    def post_tvc_quorum_key_share(
+        self,
+        *,
+        deployment_id: str,
+        ephemeral_public_key_hex: str,
+        share_approval_bundle: PostTvcQuorumKeyShareShareApprovalBundleParams,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_POST_TVC_QUORUM_KEY_SHARE"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> PostTvcQuorumKeyShareResult:
+        """Post a TVC Quorum Key share (``/public/v1/submit/post_tvc_quorum_key_share``)."""
+        return cast(
+            "PostTvcQuorumKeyShareResult",
+            self._run_operation("post_tvc_quorum_key_share", {"deploymentId": deployment_id, "ephemeralPublicKeyHex": ephemeral_public_key_hex, "shareApprovalBundle": share_approval_bundle}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("re_encrypt_tvc_quorum_key_share")
+    def re_encrypt_tvc_quorum_key_share(
+        self,
+        *,
+        attestation_doc_b64: str,
+        manifest_b64: str,
+        operator_encrypt_key: str,
+        operator_sign_key: str,
+        deployment_id: str,
+        app_quorum_key: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_RE_ENCRYPT_TVC_QUORUM_KEY_SHARE"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> PostTvcQuorumKeyShareResult:
+        """Re-encrypt a TVC Quorum Key share (``/public/v1/submit/re_encrypt_tvc_quorum_key_share``)."""
+        return cast(
+            "PostTvcQuorumKeyShareResult",
+            self._run_operation("re_encrypt_tvc_quorum_key_share", {"attestationDocB64": attestation_doc_b64, "manifestB64": manifest_b64, "operatorEncryptKey": operator_encrypt_key, "operatorSignKey": operator_sign_key, "deploymentId": deployment_id, "appQuorumKey": app_quorum_key}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
     @operation("recover_user")
     def recover_user(
         self,
@@ -3404,6 +3925,23 @@ class OperationMethods:
             self._run_operation("remove_organization_feature", {"name": name}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
+    @operation("restore_tvc_deployment")
+    def restore_tvc_deployment(
+        self,
+        *,
+        deployment_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_RESTORE_TVC_DEPLOYMENT"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> DeleteTvcDeploymentResult:
+        """Restore a TVC Deployment (``/public/v1/submit/restore_tvc_deployment``)."""
+        return cast(
+            "DeleteTvcDeploymentResult",
+            self._run_operation("restore_tvc_deployment", {"deploymentId": deployment_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
     @operation("set_ip_allowlist")
     def set_ip_allowlist(
         self,
@@ -3440,6 +3978,40 @@ class OperationMethods:
         return cast(
             "RemoveOrganizationFeatureResult",
             self._run_operation("set_organization_feature", {"name": name, "value": value}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("set_tvc_app_live_deployment")
+    def set_tvc_app_live_deployment(
+        self,
+        *,
+        deployment_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_UPDATE_TVC_APP_LIVE_DEPLOYMENT"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> ApproveActivityResult:
+        """Set the live deployment of a TVC App (``/public/v1/submit/set_tvc_app_live_deployment``)."""
+        return cast(
+            "ApproveActivityResult",
+            self._run_operation("set_tvc_app_live_deployment", {"deploymentId": deployment_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("set_tvc_app_live_deployment")
+    def update_tvc_app_live_deployment(
+        self,
+        *,
+        deployment_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_UPDATE_TVC_APP_LIVE_DEPLOYMENT"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> ApproveActivityResult:
+        """Set the live deployment of a TVC App (``/public/v1/submit/set_tvc_app_live_deployment``)."""
+        return cast(
+            "ApproveActivityResult",
+            self._run_operation("set_tvc_app_live_deployment", {"deploymentId": deployment_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("sign_raw_payload")
@@ -3896,6 +4468,21 @@ class OperationMethods:
         return cast(
             "CreateWebhookEndpointResult",
             self._run_operation("update_webhook_endpoint", {"endpointId": endpoint_id, "url": url, "name": name, "isActive": is_active}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("validate_tvc_image")
+    def validate_tvc_image(
+        self,
+        *,
+        pivot_container_image_url: str,
+        pivot_container_encrypted_pull_secret: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ValidateTvcImageResult:
+        """Validate a container image for TVC (``/public/v1/query/validate_tvc_image``)."""
+        return cast(
+            "ValidateTvcImageResult",
+            self._run_operation("validate_tvc_image", {"pivotContainerImageUrl": pivot_container_image_url, "pivotContainerEncryptedPullSecret": pivot_container_encrypted_pull_secret}, organization_id, caller),
         )
 
     @operation("verify_otp")

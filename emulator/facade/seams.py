@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..recorders.calls import CallLog
     from ..recorders.faults import Faults
     from ..recorders.outbox import Outbox
+    from ..recorders.tvc_runtime import TvcRuntime
     from ..webhooks.deliveries import Webhooks
     from .backdoor import Backdoor
     from .oauth2 import EmulatorOAuth2
@@ -48,6 +49,13 @@ class Seams:
         """Every e-mail and SMS the service would have sent (an observation like ``calls``:
         checkpoints, snapshots and saved documents leave it alone; ``reset`` empties it)."""
         return self._world.outbox
+
+    @property
+    def tvc(self) -> TvcRuntime:
+        """What Verifiable Cloud runs that the emulator cannot (``recorders/tvc_runtime.py``):
+        image resolution, QOS releases, boot and readiness times, replicas and debug logs,
+        scriptable (a test control like ``faults``; ``reset`` puts its defaults back)."""
+        return self._world.tvc
 
     @property
     def auth_proxy(self) -> AuthProxy:

@@ -11,6 +11,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .onramp import FiatOnRampCredential, FiatOnRampQuote, OnRampTransaction
+from .tvc_models import (
+    TvcApp,
+    TvcDeployment,
+    TvcManifestApproval,
+    TvcOperator,
+    TvcOperatorSet,
+    TvcProvisioningShare,
+    TvcQuorumKey,
+    TvcQuorumKeyShare,
+)
 
 # Credential types of API-key-like credentials, by the curve of their key.
 API_KEY_CREDENTIAL_TYPES = {
@@ -552,6 +562,15 @@ class Organization:
     fiat_on_ramp_credentials: dict[str, FiatOnRampCredential] = field(default_factory=dict)
     fiat_on_ramp_quotes: dict[str, FiatOnRampQuote] = field(default_factory=dict)
     on_ramp_transactions: dict[str, OnRampTransaction] = field(default_factory=dict)
+    # Turnkey Verifiable Cloud (ground/tvc_models.py, ops/tvc_*.py)
+    tvc_operators: dict[str, TvcOperator] = field(default_factory=dict)
+    tvc_operator_sets: dict[str, TvcOperatorSet] = field(default_factory=dict)
+    tvc_quorum_keys: dict[str, TvcQuorumKey] = field(default_factory=dict)
+    tvc_quorum_key_shares: dict[str, TvcQuorumKeyShare] = field(default_factory=dict)
+    tvc_apps: dict[str, TvcApp] = field(default_factory=dict)
+    tvc_deployments: dict[str, TvcDeployment] = field(default_factory=dict)
+    tvc_manifest_approvals: dict[str, TvcManifestApproval] = field(default_factory=dict)
+    tvc_provisioning_shares: dict[str, TvcProvisioningShare] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)

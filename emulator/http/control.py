@@ -46,6 +46,9 @@ shape ``{code, message, details, turnkeyErrorCode}``.
   fresh buckets, ``{"plan": null}`` off; an unknown plan is a 400 naming the valid ones.
 * ``chains/fund`` ``{caip19, address, amount}`` → ``{caip19, address, balance}``: sets a
   native or token balance on the embedded chains (``control_chains.py``).
+* ``tvc`` (GET, or POST) → the simulated Verifiable Cloud runtime (``emu.tvc``): POST
+  ``{reset?, qosVersions?, bootSeconds?, readySeconds?, unknownImages?, imageDigests?,
+  ready?, logs?}`` scripts it (``emulator/recorders/tvc_runtime.py``, docs/tvc.md).
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ PREFIX = "/emulator/v1/"
 Json = dict[str, Any]
 
 
-READABLE = frozenset({"health", "calls", "outbox", "auth_proxy", "webhooks", "rate_limits"})
+READABLE = frozenset({"health", "calls", "outbox", "auth_proxy", "webhooks", "rate_limits", "tvc"})
 _CODES = {400: INVALID_ARGUMENT, 404: NOT_FOUND, 405: UNIMPLEMENTED, 501: UNIMPLEMENTED}
 
 
@@ -328,6 +331,13 @@ class Control:
             "endpointRps": dict(ENDPOINT_RPS),
         }
 
+    def _tvc(self, params: Json) -> Json:
+        from ..recorders.tvc_runtime import configure
+
+        world = self.emulator.world
+        with world.lock:
+            return configure(world.tvc, params, world.clock.now_ns())
+
     _ACTIONS = {
         "health": _health,
         "reset": _reset,
@@ -351,6 +361,7 @@ class Control:
         "onramp/settle": _onramp_settle,
         "onramp/quote": _onramp_quote,
         "chains/fund": lambda self, params: control_chains.fund(self.emulator.chains, params),
+        "tvc": _tvc,
     }
 
 

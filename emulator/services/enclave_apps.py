@@ -123,29 +123,11 @@ def _boot_proof(enclave: EnclaveKeys, made: EnclaveApp) -> dict:
         separators=(",", ":"),
     ).encode()
     digest = hashlib.sha256(manifest).digest()
-    root_key, root = _root(enclave)
-    leaf_key = _p384(enclave.derived_secret(f"attestation-leaf:{made.name}"))
-    leaf = _certificate(leaf_key, f"{made.name}.enclave.turnkey-emulator", root_key, root)
     pcrs = {i: hashlib.sha384(f"{made.name}:pcr{i}".encode()).digest() for i in range(32)}
     pcrs[17] = live_manifest_pcr(digest, ephemeral)
-    document = {
-        "module_id": f"turnkey-emulator-{made.name}",
-        "digest": "SHA384",
-        "timestamp": BOOTED_AT_NS // 1_000_000,
-        "pcrs": pcrs,
-        "certificate": leaf.public_bytes(serialization.Encoding.DER),
-        "cabundle": [root.public_bytes(serialization.Encoding.DER)],
-        "public_key": ephemeral,
-        "user_data": digest,
-        "nonce": None,
-    }
-    protected = cbor2.dumps({1: -35})  # alg: ES384
-    payload = cbor2.dumps(document)
-    to_sign = cbor2.dumps(["Signature1", protected, b"", payload])
-    der = leaf_key.sign(to_sign, ec.ECDSA(hashes.SHA384(), deterministic_signing=True))
-    r, s = decode_dss_signature(der)
-    signature = r.to_bytes(48, "big") + s.to_bytes(48, "big")
-    cose = cbor2.dumps([protected, {}, payload, signature])
+    cose = attestation_document(
+        enclave, made.name, pcrs, ephemeral, digest, BOOTED_AT_NS // 1_000_000
+    )
     return {
         "ephemeralPublicKeyHex": made.ephemeral_public_key,
         "awsAttestationDocB64": base64.b64encode(cose).decode(),
@@ -160,6 +142,45 @@ def _boot_proof(enclave: EnclaveKeys, made: EnclaveApp) -> dict:
         },
         "qosManifestVersion": MANIFEST_VERSION,
     }
+
+
+def attestation_document(
+    enclave: EnclaveKeys,
+    label: str,
+    pcrs: dict[int, bytes],
+    public_key: bytes,
+    user_data: bytes,
+    timestamp_ms: int,
+) -> bytes:
+    """A Nitro-shaped attestation document (COSE_Sign1, ES384, CBOR) signed by the
+    emulator's leaf ``label`` under its own root (not AWS): ``public_key`` and
+    ``user_data`` as QOS fills them."""
+    root_key, root = _root(enclave)
+    leaf_key = _p384(enclave.derived_secret(f"attestation-leaf:{label}"))
+    leaf = _certificate(leaf_key, f"{label}.enclave.turnkey-emulator", root_key, root)
+    document = {
+        "module_id": f"turnkey-emulator-{label}",
+        "digest": "SHA384",
+        "timestamp": timestamp_ms,
+        "pcrs": pcrs,
+        "certificate": leaf.public_bytes(serialization.Encoding.DER),
+        "cabundle": [root.public_bytes(serialization.Encoding.DER)],
+        "public_key": public_key,
+        "user_data": user_data,
+        "nonce": None,
+    }
+    protected = cbor2.dumps({1: -35})  # alg: ES384
+    payload = cbor2.dumps(document)
+    to_sign = cbor2.dumps(["Signature1", protected, b"", payload])
+    der = leaf_key.sign(to_sign, ec.ECDSA(hashes.SHA384(), deterministic_signing=True))
+    r, s = decode_dss_signature(der)
+    signature = r.to_bytes(48, "big") + s.to_bytes(48, "big")
+    return cbor2.dumps([protected, {}, payload, signature])
+
+
+def root_certificate(enclave: EnclaveKeys) -> bytes:
+    """The DER of the emulator's attestation root (it stands where AWS's would)."""
+    return _root(enclave)[1].public_bytes(serialization.Encoding.DER)
 
 
 def live_manifest_pcr(manifest_digest: bytes, ephemeral_public_key: bytes) -> bytes:

@@ -46,6 +46,19 @@ def state_digest(emu: Emulator) -> str:
             "session_profiles": [repr(p) for p in org.session_profiles.values()],
             "contract_interfaces": [repr(i) for i in org.smart_contract_interfaces.values()],
             "secrets": [repr(s) for s in org.secrets.values()],
+            "tvc": [
+                [repr(r) for r in getattr(org, name).values()]
+                for name in (
+                    "tvc_operators",
+                    "tvc_operator_sets",
+                    "tvc_quorum_keys",
+                    "tvc_quorum_key_shares",
+                    "tvc_apps",
+                    "tvc_deployments",
+                    "tvc_manifest_approvals",
+                    "tvc_provisioning_shares",
+                )
+            ],
             "mfa_policies": [render.mfa_policy(p) for p in org.mfa_policies.values()],
             "oauth2_credentials": [  # the encrypted secret is out of the repr: hashed
                 repr(c) + hashlib.sha256(c.encrypted_client_secret.encode()).hexdigest()

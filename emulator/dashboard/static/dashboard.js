@@ -89,7 +89,7 @@ function table(headers, rows, testid) {
 
 function pager(page, onMove) {
   const from = page.total === 0 ? 0 : page.offset + 1;
-  const to = page.offset + (page.activities || page.messages || page.calls || page.deliveries || []).length;
+  const to = page.offset + (page.activities || page.messages || page.calls || page.deliveries || page.apps || []).length;
   return h("div", {className: "pager"},
     h("button", {disabled: page.offset === 0, onclick: () => onMove(Math.max(0, page.offset - page.limit))}, "‹ newer"),
     h("span", {}, `${from}–${to}` + (page.total !== null && page.total !== undefined ? ` of ${page.total}` : "")),
@@ -346,8 +346,25 @@ async function viewWebhooks() {
     pager(page, (offset) => { state.offset = offset; render(); })];
 }
 
+async function viewTvc() {
+  const page = await api("tvc", {offset: state.offset, limit: PAGE});
+  const row = (d) => [d.live ? "live" : "", short(d.deploymentId), d.provisioningState.replace("PROVISIONING_STATE_", ""),
+    `${d.readyReplicas}/${d.desiredReplicas}`, `${d.approvals}/${d.approvalThreshold}`, `${d.shares}/${d.shareThreshold}`,
+    d.qosVersion, short(d.containerUrl, 48), (d.debugMode ? "debug " : "") + (d.delete ? "marked for deletion" : "")];
+  const card = (app) => h("div", {className: "card", "data-testid": "tvc-app"},
+    h("h3", {}, app.name, " ", h("code", {}, app.publicDomain), app.deleted ? h("span", {className: "muted"}, " (deleted)") : null),
+    h("p", {className: "muted"}, `manifest set ${app.manifestSet.name} (${app.manifestSet.threshold} of ${app.manifestSet.operators.length}) · `,
+      `share set ${app.shareSet.name} (${app.shareSet.threshold} of ${app.shareSet.operators.length})`,
+      app.enableDebugModeDeployments ? " · debug deployments allowed" : ""),
+    app.deployments.length ? table(["", "Deployment", "Provisioning", "Ready", "Approvals", "Shares", "QOS", "Image", ""],
+      app.deployments.map(row), "tvc-deployment") : empty("No deployments."));
+  return [h("h2", {}, "Verifiable Cloud"),
+    page.apps.length ? page.apps.map(card) : empty("No TVC apps."),
+    pager(page, (offset) => { state.offset = offset; render(); })];
+}
+
 const VIEWS = {orgs: viewOrgs, activities: viewActivities, activity: viewActivity, outbox: viewOutbox,
-               calls: viewCalls, controls: viewControls, webhooks: viewWebhooks};
+               calls: viewCalls, controls: viewControls, webhooks: viewWebhooks, tvc: viewTvc};
 
 // ----- routing, rendering and live updates -----------------------------------------------
 
