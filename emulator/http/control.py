@@ -7,6 +7,10 @@ Paths under ``/emulator/v1/``; every one takes and answers JSON: POST with
 shape ``{code, message, details, turnkeyErrorCode}``.
 
 * ``health``: ``{ok, organizationId}``.
+* ``info``: the public half of ``serve``'s first line for a client that attaches to a running
+  server (the Node kit's ``attachEmulator``): ``{organizationId, organizationName, userId,
+  apiKeyId, apiPublicKey, signerPublicKey, notarizerPublicKey, tlsFetcherPublicKey,
+  tlsFetcherEncryptPublicKey}`` (the private key never: the client brings it).
 * ``reset``: back to the baseline (for ``serve``: the organization it bootstrapped, so
   the credentials it printed keep working), or a new emulator's state when there is
   none, with full rate-limit buckets; answers ``{organizationId}``.
@@ -39,12 +43,17 @@ shape ``{code, message, details, turnkeyErrorCode}``.
 * ``rate_limits`` (GET, or POST ``{plan?}``) → ``{plan, plans, ...}``: the documented rate
   limits enforced (``emulator/engine_state/ratelimits.py``); POST ``{"plan": "pro"}`` turns them on with
   fresh buckets, ``{"plan": null}`` off; an unknown plan is a 400 naming the valid ones.
+* ``chains/fund`` ``{caip2, address, amount}`` (atomic units: wei, lamports; an integer or a
+  decimal string) → ``{caip2, address, balance}``: the funding seam of ``emu.chains``
+  (``chains/network.py``), like Anvil's ``setBalance``; ``chains/balance`` ``{caip2, address}``
+  → the same answer. An unknown network is a 400 naming it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..engine_state.ratelimits import (
@@ -62,10 +71,11 @@ if TYPE_CHECKING:
     from ..facade.api import Emulator
 
 PREFIX = "/emulator/v1/"
+_EVM_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 Json = dict[str, Any]
 
 
-READABLE = frozenset({"health", "calls", "outbox", "auth_proxy", "webhooks", "rate_limits"})
+READABLE = frozenset({"health", "info", "calls", "outbox", "auth_proxy", "webhooks", "rate_limits"})
 _CODES = {400: INVALID_ARGUMENT, 404: NOT_FOUND, 405: UNIMPLEMENTED, 501: UNIMPLEMENTED}
 
 
@@ -140,6 +150,21 @@ class Control:
     def _health(self, params: Json) -> Json:
         org_id = self.emulator._first_org_id
         return {"ok": True, "organizationId": org_id}
+
+    def _info(self, params: Json) -> Json:
+        org = self.emulator.organization() if self.emulator._first_org_id else None
+        enclave = self.emulator.enclave
+        return {
+            "organizationId": org.organization_id if org else None,
+            "organizationName": org.organization_name if org else None,
+            "userId": org.user_id if org else None,
+            "apiKeyId": org.api_key_id if org else None,
+            "apiPublicKey": org.api_public_key if org else None,
+            "signerPublicKey": enclave.signer_public_key,
+            "notarizerPublicKey": enclave.notarizer_public_key,
+            "tlsFetcherPublicKey": enclave.tls_fetcher_public_key,
+            "tlsFetcherEncryptPublicKey": enclave.tls_fetcher_encrypt_public_key,
+        }
 
     def _reset(self, params: Json) -> Json:
         if self.baseline is not None:
@@ -296,8 +321,38 @@ class Control:
             "endpointRps": dict(ENDPOINT_RPS),
         }
 
+    def _chains_fund(self, params: Json) -> Json:
+        caip2, address = self._chain_account(params)
+        from ..chains import catalog
+
+        amount = int(params["amount"])
+        evm = catalog.network(caip2).family == catalog.EIP155
+        most = 2**256 - 1 if evm else 2**64 - 1  # a uint256 of wei, a u64 of lamports
+        if not 0 <= amount <= most:
+            raise ControlError(400, f"amount must be between 0 and {most}")
+        self.emulator.chains.fund(caip2, address, amount)
+        return self._chains_balance(params)
+
+    def _chains_balance(self, params: Json) -> Json:
+        caip2, address = self._chain_account(params)
+        balance = self.emulator.chains.balance(caip2, address)
+        return {"caip2": caip2, "address": address, "balance": str(balance)}
+
+    @staticmethod
+    def _chain_account(params: Json) -> tuple[str, str]:
+        from ..chains import catalog
+
+        caip2, address = params["caip2"], params["address"]
+        if not isinstance(caip2, str) or catalog.canonical(caip2) not in catalog.NETWORKS:
+            raise ControlError(400, f"{caip2!r} is not a network Turnkey broadcasts to")
+        evm = catalog.network(caip2).family == catalog.EIP155
+        if not isinstance(address, str) or (evm and not _EVM_ADDRESS.fullmatch(address)):
+            raise ControlError(400, f"{address!r} is not an address of {caip2}")
+        return caip2, address
+
     _ACTIONS = {
         "health": _health,
+        "info": _info,
         "reset": _reset,
         "snapshot": _snapshot,
         "restore": _restore,
@@ -316,6 +371,8 @@ class Control:
         "webhooks/clear": _webhooks_clear,
         "webhooks/run": _webhooks_run,
         "rate_limits": _rate_limits,
+        "chains/fund": _chains_fund,
+        "chains/balance": _chains_balance,
     }
 
 
