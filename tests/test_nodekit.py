@@ -12,9 +12,13 @@ ESM and CommonJS. Without node, npm or the registry, they skip, saying why.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
+import shutil
 import subprocess
 import tarfile
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -158,3 +162,54 @@ def test_a_consumer_project_installs_the_packed_tarball(node, tmp_path) -> None:
     )  # fmt: skip
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
     assert "# pass 1\n" in ran.stdout and "# fail 0\n" in ran.stdout
+
+
+# ----- docs/typescript.md: its examples, as written -----------------------------------------
+
+DOC = JS.parent / "docs" / "typescript.md"
+BLOCK = re.compile(r"```(?:js|ts)\n// ((?:vitest|jest)-example)/(\S+)\n(.*?)```", re.S)
+
+
+def doc_example(name: str) -> Path:
+    """The blocks of docs/typescript.md named ``// <name>/<file>``, written out as a project
+    under ``js/.examples`` (where ``turnkey-emulator`` is this package and the rest resolves
+    from ``js/node_modules``)."""
+    examples = JS / ".examples"
+    (examples / "node_modules").mkdir(parents=True, exist_ok=True)
+    link = examples / "node_modules" / "turnkey-emulator"
+    if not link.is_symlink():
+        with contextlib.suppress(FileExistsError):  # another xdist worker made it
+            link.symlink_to(JS, target_is_directory=True)
+    project = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=examples))
+    files = [
+        (path, text) for example, path, text in BLOCK.findall(DOC.read_text()) if example == name
+    ]
+    assert len(files) == 2, files
+    for path, text in files:
+        (project / path).write_text(text)
+    return project
+
+
+def test_the_vitest_example_of_the_docs_runs_as_written(node) -> None:
+    project = doc_example("vitest-example")
+    try:
+        done = run_bin(node, ["vitest", "run"], cwd=project, timeout_s=RUN_TIMEOUT_S)
+    finally:
+        shutil.rmtree(project)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-3000:]
+    assert re.search(r"Tests\s+3 passed \(3\)", output), output[-3000:]
+
+
+def test_the_jest_example_of_the_docs_runs_as_written(node) -> None:
+    project = doc_example("jest-example")
+    try:
+        done = run_bin(
+            node, ["jest", "--config", "jest.config.cjs", "--ci"], cwd=project,
+            timeout_s=RUN_TIMEOUT_S,
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(project)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-3000:]
+    assert re.search(r"Tests:\s+3 passed, 3 total", output), output[-3000:]
