@@ -8,7 +8,7 @@ measures, interleaved so that both sides of a ratio see the same machine:
   ``@turnkey/sdk-server``, the package loaded beforehand) is answered, then ``stop()``
   (not timed); its floor is a bare ``python -c pass`` spawned from node and waited for;
 * **restore**: the per-test step of ``isolateEachTest()`` (``restore`` of the set-up's
-  snapshot and the four clears, five control requests), against one ``getWhoami`` round
+  snapshot with the observations emptied, one control request), against one ``getWhoami`` round
   trip of ``@turnkey/sdk-server`` (stamping included) to the same server.
 
 Figures are medians in ms and their ratios to the floor of the same run, with
@@ -117,7 +117,7 @@ def main() -> None:
         f"{figures['pythonPass']:.0f} ms | {figures['starts']} |"
     )
     print(
-        f"| per-test restore (isolateEachTest) | {figures['restore']:.2f} ms "
+        f"| per-test restore (isolateEachTest, one request) | {figures['restore']:.2f} ms "
         f"| {figures['restore'] / figures['whoami']:.1f} | getWhoami round trip "
         f"{figures['whoami']:.2f} ms | {figures['restores']} |"
     )

@@ -117,3 +117,21 @@ def test_a_bad_solana_address_is_a_400(served):
     )
     assert (status, answer["code"]) == (400, 3)
     assert answer["message"].startswith("bad control request:")
+
+
+def test_restore_can_empty_the_observations_in_the_same_request(served):
+    emu, url = served
+    assert control(url, "snapshot")[0] == 200
+    taken = {"snapshotId": "snapshot-1"}
+    emu.create_wallet(wallet_name="after", accounts=[])
+    emu.faults.fail_next("create_wallet")
+    emu.update_user(user_id=emu.organization().user_id, user_email="a@example.com", user_tag_ids=[])
+    emu.init_otp(otp_type="OTP_TYPE_EMAIL", contact="a@example.com", app_name="Kit")
+    assert emu.calls.filter() and emu.faults.pending() and list(emu.outbox)
+    assert control(url, "restore", {"snapshotId": taken["snapshotId"]}) == (200, {})
+    assert emu.calls.filter() and emu.faults.pending() and list(emu.outbox)  # left alone
+    assert control(
+        url, "restore", {"snapshotId": taken["snapshotId"], "clearObservations": True}
+    ) == (200, {})
+    assert (emu.calls.filter(), emu.faults.pending(), list(emu.outbox)) == ([], [], [])
+    assert emu.world.store.organizations[emu.organization().organization_id].wallets == {}

@@ -14,7 +14,9 @@ shape ``{code, message, details, turnkeyErrorCode}``.
 * ``reset``: back to the baseline (for ``serve``: the organization it bootstrapped, so
   the credentials it printed keep working), or a new emulator's state when there is
   none, with full rate-limit buckets; answers ``{organizationId}``.
-* ``snapshot`` → ``{snapshotId}``; ``restore`` ``{snapshotId}``.
+* ``snapshot`` → ``{snapshotId}``; ``restore`` ``{snapshotId, clearObservations?}`` (with
+  ``clearObservations``, the outbox, the call log, pending faults and webhook deliveries are
+  emptied too: one request for the Node kit's per-test step).
 * ``clock`` ``{freezeAtMs?, freeze?, unfreeze?, advanceSeconds?}`` → ``{nowMs, frozen}``.
 * ``calls`` ``{operation?, status?, userId?, organizationId?}`` → ``{calls: [...]}`` (each
   ``{seq, timeNs, operation, kind, httpStatus, errorCode, errorMessage, activityId, ...}``);
@@ -185,6 +187,10 @@ class Control:
         if saved is None:
             raise ControlError(404, f"no snapshot {params.get('snapshotId')!r}")
         self.emulator.restore(saved)
+        if params.get("clearObservations"):  # what a snapshot does not hold, emptied too
+            world = self.emulator.world
+            for recorder in (world.outbox, world.calls, world.faults, world.webhooks):
+                recorder.clear()
         return {}
 
     def _clock(self, params: Json) -> Json:

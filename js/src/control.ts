@@ -114,9 +114,13 @@ export class EmulatorControl {
     return (await this.request<{ snapshotId: string }>("snapshot")).snapshotId;
   }
 
-  /** Put the world back as it was at `snapshot` (the snapshot stays, for the next restore). */
-  async restore(snapshotId: string): Promise<void> {
-    await this.request("restore", { snapshotId });
+  /**
+   * Put the world back as it was at `snapshot` (the snapshot stays, for the next restore);
+   * with `clearObservations`, empty the outbox, the call log, pending faults and webhook
+   * deliveries too (a snapshot holds the world, not what was observed of it).
+   */
+  async restore(snapshotId: string, options: { clearObservations?: boolean } = {}): Promise<void> {
+    await this.request("restore", { snapshotId, ...options });
   }
 
   /** The emulator's clock: timestamps, expiries, the timestamp window, rate-limit buckets. */

@@ -57,14 +57,5 @@ export async function restoreStartingWorld(options: IsolationOptions = {}): Prom
   const emu = await emulator();
   const snapshotId = process.env[ENV.snapshotId];
   if (!snapshotId) throw new Error(`${ENV.snapshotId} is not set: the global set-up takes it`);
-  const { control } = emu;
-  await control.restore(snapshotId);
-  if (options.clearObservations ?? true) {
-    await Promise.all([
-      control.outbox.clear(),
-      control.calls.clear(),
-      control.faults.clear(),
-      control.webhooks.clear(),
-    ]);
-  }
+  await emu.control.restore(snapshotId, { clearObservations: options.clearObservations ?? true });
 }
