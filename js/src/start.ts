@@ -216,6 +216,11 @@ export function emulatorOf(info: ServeInfo, child?: ChildProcess): Emulator {
     authProxyConfigId: info.authProxyConfigId,
     control,
     get turnkey() {
+      if (!turnkeyConfig.apiPrivateKey) {
+        throw new EmulatorStartError(
+          `emulator.turnkey needs the root API private key: set ${ENV.apiPrivateKey} when attaching by URL`,
+        );
+      }
       turnkey ??= new (loadSdkServer().Turnkey)(turnkeyConfig);
       return turnkey as import("@turnkey/sdk-server").Turnkey;
     },

@@ -40,6 +40,8 @@ test("attachEmulator() from a URL reads the public half and the Auth Proxy", asy
     expect(attached.overrides).toEqual(emu.overrides);
     expect(attached.authProxyConfigId).toBe(emu.authProxyConfigId);
     expect((await attached.turnkey.apiClient().getWhoami({})).userId).toBe(emu.userId);
+    const keyless = await attachEmulator({ TURNKEY_EMULATOR_URL: emu.baseUrl, TURNKEY_EMULATOR_CONTROL_TOKEN: "s3cret" });
+    expect(() => keyless.turnkey).toThrow(/needs the root API private key: set TURNKEY_EMULATOR_API_PRIVATE_KEY/);
     const refused = await attachEmulator({ TURNKEY_EMULATOR_URL: emu.baseUrl }).catch((e) => e);
     expect(refused.status).toBe(401);
     await attached.stop(); // attached: leaves the server alone
