@@ -53,7 +53,7 @@ export interface Emulator {
   readonly owned: boolean;
   /** The server's process id, when this process started it. */
   readonly pid: number | undefined;
-  /** End the server this process started (SIGTERM, then SIGKILL after 10 s); attached: nothing. */
+  /** End the server this process started (SIGTERM, then SIGKILL after 15 s); attached: nothing. */
   stop(): Promise<void>;
 }
 
@@ -71,7 +71,7 @@ export const INSTALL_HINT =
   "TURNKEY_EMULATOR_PYTHON at a Python that has it";
 
 const DEFAULT_START_TIMEOUT_MS = 60_000;
-const STOP_GRACE_MS = 10_000;
+const STOP_GRACE_MS = 15_000; // serve's own --graceful-timeout is 10 s
 const owned = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
