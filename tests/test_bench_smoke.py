@@ -41,6 +41,7 @@ TABLES = {
     "latency.py": "p99 / median",
     "snapshots.py": "snapshot() + restore()",
     "signing.py": "facade sign_raw_payload",
+    "node_kit.py": "| row | median | × floor | floor | n |",
 }
 
 

@@ -7,10 +7,16 @@ Paths under ``/emulator/v1/``; every one takes and answers JSON: POST with
 shape ``{code, message, details, turnkeyErrorCode}``.
 
 * ``health``: ``{ok, organizationId}``.
+* ``info``: the public half of ``serve``'s first line for a client that attaches to a running
+  server (the Node kit's ``attachEmulator``): ``{organizationId, organizationName, userId,
+  apiKeyId, apiPublicKey, signerPublicKey, notarizerPublicKey, tlsFetcherPublicKey,
+  tlsFetcherEncryptPublicKey}`` (the private key never: the client brings it).
 * ``reset``: back to the baseline (for ``serve``: the organization it bootstrapped, so
   the credentials it printed keep working), or a new emulator's state when there is
   none, with full rate-limit buckets; answers ``{organizationId}``.
-* ``snapshot`` → ``{snapshotId}``; ``restore`` ``{snapshotId}``.
+* ``snapshot`` → ``{snapshotId}``; ``restore`` ``{snapshotId, clearObservations?}`` (with
+  ``clearObservations``, the outbox, the call log, pending faults and webhook deliveries are
+  emptied too: one request for the Node kit's per-test step).
 * ``clock`` ``{freezeAtMs?, freeze?, unfreeze?, advanceSeconds?}`` → ``{nowMs, frozen}``.
 * ``calls`` ``{operation?, status?, userId?, organizationId?}`` → ``{calls: [...]}`` (each
   ``{seq, timeNs, operation, kind, httpStatus, errorCode, errorMessage, activityId, ...}``);
@@ -45,7 +51,10 @@ shape ``{code, message, details, turnkeyErrorCode}``.
   limits enforced (``emulator/engine_state/ratelimits.py``); POST ``{"plan": "pro"}`` turns them on with
   fresh buckets, ``{"plan": null}`` off; an unknown plan is a 400 naming the valid ones.
 * ``chains/fund`` ``{caip19, address, amount}`` → ``{caip19, address, balance}``: sets a
-  native or token balance on the embedded chains (``control_chains.py``).
+  native or token balance on the embedded chains (``control_chains.py``); ``{caip2, address,
+  amount}`` (the Node kit's form) sets the native asset's and answers ``{caip2, address,
+  balance}``, like Anvil's ``setBalance``; ``chains/balance`` ``{caip2, address}`` → the same
+  answer. An unknown network or asset is a 400 naming it.
 * ``tvc`` (GET, or POST) → the simulated Verifiable Cloud runtime (``emu.tvc``): POST
   ``{reset?, qosVersions?, bootSeconds?, readySeconds?, unknownImages?, imageDigests?,
   ready?, logs?}`` scripts it (``emulator/recorders/tvc_runtime.py``, docs/tvc.md).
@@ -55,6 +64,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..engine_state.ratelimits import (
@@ -73,10 +83,13 @@ if TYPE_CHECKING:
     from ..facade.api import Emulator
 
 PREFIX = "/emulator/v1/"
+_EVM_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 Json = dict[str, Any]
 
 
-READABLE = frozenset({"health", "calls", "outbox", "auth_proxy", "webhooks", "rate_limits", "tvc"})
+READABLE = frozenset(
+    {"health", "info", "calls", "outbox", "auth_proxy", "webhooks", "rate_limits", "tvc"}
+)
 _CODES = {400: INVALID_ARGUMENT, 404: NOT_FOUND, 405: UNIMPLEMENTED, 501: UNIMPLEMENTED}
 
 
@@ -152,6 +165,21 @@ class Control:
         org_id = self.emulator._first_org_id
         return {"ok": True, "organizationId": org_id}
 
+    def _info(self, params: Json) -> Json:
+        org = self.emulator.organization() if self.emulator._first_org_id else None
+        enclave = self.emulator.enclave
+        return {
+            "organizationId": org.organization_id if org else None,
+            "organizationName": org.organization_name if org else None,
+            "userId": org.user_id if org else None,
+            "apiKeyId": org.api_key_id if org else None,
+            "apiPublicKey": org.api_public_key if org else None,
+            "signerPublicKey": enclave.signer_public_key,
+            "notarizerPublicKey": enclave.notarizer_public_key,
+            "tlsFetcherPublicKey": enclave.tls_fetcher_public_key,
+            "tlsFetcherEncryptPublicKey": enclave.tls_fetcher_encrypt_public_key,
+        }
+
     def _reset(self, params: Json) -> Json:
         if self.baseline is not None:
             self.emulator.restore(self.baseline)
@@ -171,6 +199,10 @@ class Control:
         if saved is None:
             raise ControlError(404, f"no snapshot {params.get('snapshotId')!r}")
         self.emulator.restore(saved)
+        if params.get("clearObservations"):  # what a snapshot does not hold, emptied too
+            world = self.emulator.world
+            for recorder in (world.outbox, world.calls, world.faults, world.webhooks):
+                recorder.clear()
         return {}
 
     def _clock(self, params: Json) -> Json:
@@ -338,8 +370,47 @@ class Control:
         with world.lock:
             return configure(world.tvc, params, world.clock.now_ns())
 
+    def _chains_fund_native(self, params: Json) -> Json:
+        caip2, address = self._chain_account(params)
+        from ..chains import catalog
+
+        amount = params["amount"]
+        if isinstance(amount, str) and control_chains.DIGITS.match(amount):
+            amount = int(amount)
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            raise ControlError(400, "amount must be an integer or a string of digits")
+        evm = catalog.network(caip2).family == catalog.EIP155
+        most = 2**256 - 1 if evm else 2**64 - 1  # a uint256 of wei, a u64 of lamports
+        if not 0 <= amount <= most:
+            raise ControlError(400, f"amount must be between 0 and {most}")
+        self.emulator.chains.fund(caip2, address, amount)
+        return self._chains_balance(params)
+
+    def _chains_balance(self, params: Json) -> Json:
+        caip2, address = self._chain_account(params)
+        balance = self.emulator.chains.balance(caip2, address)
+        return {"caip2": caip2, "address": address, "balance": str(balance)}
+
+    @staticmethod
+    def _chain_account(params: Json) -> tuple[str, str]:
+        from ..chains import catalog
+
+        caip2, address = params["caip2"], params["address"]
+        if not isinstance(caip2, str) or catalog.canonical(caip2) not in catalog.NETWORKS:
+            raise ControlError(400, f"{caip2!r} is not a network Turnkey broadcasts to")
+        evm = catalog.network(caip2).family == catalog.EIP155
+        if not isinstance(address, str) or (evm and not _EVM_ADDRESS.fullmatch(address)):
+            raise ControlError(400, f"{address!r} is not an address of {caip2}")
+        return caip2, address
+
+    def _chains_fund(self, params: Json) -> Json:
+        if "caip2" in params and "caip19" not in params:
+            return self._chains_fund_native(params)
+        return control_chains.fund(self.emulator.chains, params)
+
     _ACTIONS = {
         "health": _health,
+        "info": _info,
         "reset": _reset,
         "snapshot": _snapshot,
         "restore": _restore,
@@ -360,7 +431,8 @@ class Control:
         "rate_limits": _rate_limits,
         "onramp/settle": _onramp_settle,
         "onramp/quote": _onramp_quote,
-        "chains/fund": lambda self, params: control_chains.fund(self.emulator.chains, params),
+        "chains/fund": _chains_fund,
+        "chains/balance": _chains_balance,
         "tvc": _tvc,
     }
 

@@ -16,7 +16,7 @@ from ..chains.errors import ChainUnavailable
 from ..chains.tokens import UnknownAsset, parse
 
 _EVM_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
-_DIGITS = re.compile(r"^[0-9]{1,78}$")
+DIGITS = re.compile(r"^[0-9]{1,78}$")
 MAX_AMOUNT = 2**256 - 1
 
 
@@ -42,7 +42,7 @@ def fund(chains: Any, params: dict[str, Any]) -> dict[str, Any]:
     evm = asset.network.family == catalog.EIP155
     if not (_EVM_ADDRESS.match(address) if evm else _solana_address(address)):
         raise ValueError(f"invalid address for {asset.network.caip2}: {address!r}")
-    if not isinstance(amount, str) or not _DIGITS.match(amount):
+    if not isinstance(amount, str) or not DIGITS.match(amount):
         raise ValueError("amount must be a string of base units (digits only)")
     value = int(amount)
     limit = MAX_AMOUNT if evm or asset.token is None else 2**64 - 1
