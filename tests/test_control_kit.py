@@ -98,9 +98,10 @@ def test_fund_on_an_embedded_solana(served):
         ({"caip2": "solana:mainnet", "address": SOLANA_ADDRESS, "amount": 2**64},
          f"amount must be between 0 and {2**64 - 1}"),
         ({"caip2": EVM, "address": ADDRESS, "amount": "1.5"},
-         "bad control request: invalid literal for int() with base 10: '1.5'"),
+         "amount must be an integer or a string of digits"),
         ({"caip2": EVM, "address": ADDRESS}, "bad control request: 'amount'"),
-        ({"address": ADDRESS, "amount": 1}, "bad control request: 'caip2'"),
+        ({"address": ADDRESS, "amount": 1},
+         "caip19 (an asset) or caip2 (a network's native asset) is required"),
     ],
 )  # fmt: skip
 def test_bad_funding_is_a_400_and_changes_nothing(served, body, message):

@@ -404,7 +404,11 @@ class Control:
         return caip2, address
 
     def _chains_fund(self, params: Json) -> Json:
-        if "caip2" in params and "caip19" not in params:
+        if "caip19" not in params and "caip2" not in params:
+            raise ControlError(
+                400, "caip19 (an asset) or caip2 (a network's native asset) is required"
+            )
+        if "caip19" not in params:
             return self._chains_fund_native(params)
         return control_chains.fund(self.emulator.chains, params)
 
