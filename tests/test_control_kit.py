@@ -101,7 +101,7 @@ def test_fund_on_an_embedded_solana(served):
          "amount must be an integer or a string of digits"),
         ({"caip2": EVM, "address": ADDRESS}, "bad control request: 'amount'"),
         ({"address": ADDRESS, "amount": 1},
-         "caip19 (an asset) or caip2 (a network's native asset) is required"),
+         "bad control request: caip19 (an asset) or caip2 (a network's native asset) is required"),
     ],
 )  # fmt: skip
 def test_bad_funding_is_a_400_and_changes_nothing(served, body, message):

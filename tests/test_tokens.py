@@ -272,7 +272,7 @@ def test_the_control_plane_funds_any_asset(served):
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ({}, "caip19 is required: a CAIP-19 asset id"),
+        ({}, "caip19 (an asset) or caip2 (a network's native asset) is required"),
         (
             {"caip19": "eip155:8453/erc20:0x" + "12" * 20, "address": OTHER, "amount": "1"},
             "unsupported asset: eip155:8453/erc20:0x" + "12" * 20,

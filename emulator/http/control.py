@@ -405,9 +405,7 @@ class Control:
 
     def _chains_fund(self, params: Json) -> Json:
         if "caip19" not in params and "caip2" not in params:
-            raise ControlError(
-                400, "caip19 (an asset) or caip2 (a network's native asset) is required"
-            )
+            raise ValueError("caip19 (an asset) or caip2 (a network's native asset) is required")
         if "caip19" not in params:
             return self._chains_fund_native(params)
         return control_chains.fund(self.emulator.chains, params)
