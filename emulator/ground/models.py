@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .earn_records import EarnPositionTotals, EarnRequest, EarnWrapper
+
 # Credential types of API-key-like credentials, by the curve of their key.
 API_KEY_CREDENTIAL_TYPES = {
     "API_KEY_CURVE_P256": "CREDENTIAL_TYPE_API_KEY_P256",
@@ -547,6 +549,11 @@ class Organization:
     velocity_points: dict[str, VelocityPoint] = field(default_factory=dict)
     webhook_endpoints: dict[str, WebhookEndpoint] = field(default_factory=dict)
     sent_transactions: dict[str, SentTransaction] = field(default_factory=dict)
+    # Earn (``ground/earn_records.py``): wrappers by lower-case address, requests by id,
+    # position totals by "<wallet>:<wrapper>" (lower case)
+    earn_wrappers: dict[str, EarnWrapper] = field(default_factory=dict)
+    earn_requests: dict[str, EarnRequest] = field(default_factory=dict)
+    earn_positions: dict[str, EarnPositionTotals] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)
