@@ -230,6 +230,13 @@ REGISTRY_TYPES_WITH_A_KIND_ONLY: frozenset[str] = frozenset(
         # (PRIVATE_KEY / SIGN), none for these two broadcasting activities
         "ACTIVITY_TYPE_ETH_SEND_RAW_TRANSACTION",
         "ACTIVITY_TYPE_ETH_UNDELEGATE_7702",
+        # the Earn activities (issue 25): the language page's table has no rows for them
+        "ACTIVITY_TYPE_EARN_DEPLOY_WRAPPER",
+        "ACTIVITY_TYPE_EARN_DEPOSIT",
+        "ACTIVITY_TYPE_EARN_WITHDRAW",
+        "ACTIVITY_TYPE_EARN_SET_WRAPPER_STATE",
+        "ACTIVITY_TYPE_CLAIM_EARN_FEES",
+        "ACTIVITY_TYPE_EARN_CLAIM_REWARDS",
     }
 )
 

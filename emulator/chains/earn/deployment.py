@@ -50,6 +50,15 @@ DEPLOYER = _address_of(_DEPLOYER_KEY)
 TURNKEY_FEE_WALLET = _address_of(_TURNKEY_FEE_KEY)
 
 
+# wrapper -> its underlying token, for every wrapper address derived in this process: a pure
+# function of the factory (the same on every chain) and the parameters, so safe to share.
+_KNOWN_ASSETS: dict[str, str] = {}
+
+
+def known_asset(wrapper: str) -> str | None:
+    return _KNOWN_ASSETS.get(wrapper.lower())
+
+
 @dataclass
 class VaultState:
     spec: catalog.Vault
@@ -142,7 +151,10 @@ class EarnChain:
             ["address", "address", "uint256"],
             [vault_contract, splitter, client_bps + catalog.TURNKEY_FEE_BPS],
         )
-        return create2_address(self.factory, salt, wrapper_init), splitter
+        wrapper = create2_address(self.factory, salt, wrapper_init)
+        vault = next(v for v in self.vaults.values() if v.contract == vault_contract)
+        _KNOWN_ASSETS[wrapper.lower()] = vault.spec.asset
+        return wrapper, splitter
 
     def deploy_wrapper(self, vault_contract: str, client_bps: int, client: str) -> Any:
         data = calldata("deploy(address,uint256,address)", vault_contract, client_bps, client)
