@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 @dataclass
 class EarnWrapper:
+    wrapper_id: str  # the wrapper's address in lower case: the key it is stored under
     wrapper_address: str
     splitter_address: str
     vault_address: str
@@ -42,6 +43,7 @@ class EarnRequest:
 class EarnPositionTotals:
     """A wallet's lifetime totals in one wrapper, in raw units (a ``MAX`` exit zeroes them)."""
 
+    position_id: str  # "<wallet>:<wrapper>" in lower case: the key it is stored under
     wallet_address: str
     wrapper_address: str
     total_deposited: str

@@ -65,9 +65,13 @@ def checked_chain(caip2: str) -> str:
     return canonical
 
 
-def earn_chain(ctx: Context, caip2: str) -> EarnChain:
+def earn_chain(ctx: Context, caip2: str, wrapper: str | None = None) -> EarnChain:
+    """The chain's Earn contracts; with ``wrapper``, its vault's yield paid to now first."""
     try:
-        return earn_of(chains_of(ctx.world)).chain(caip2, now_ms(ctx))
+        earn = earn_of(chains_of(ctx.world)).chain(caip2, now_ms(ctx))
+        if wrapper is not None:
+            earn.accrue_wrapper(wrapper, now_ms(ctx))
+        return earn
     except ChainUnavailable as exc:
         raise chain_unavailable(exc) from None
 
@@ -190,6 +194,7 @@ def deploy_wrapper(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     asset = catalog.token(caip2, spec.asset)
     assert asset is not None
     record = EarnWrapper(
+        wrapper_id=wrapper.lower(),
         wrapper_address=wrapper,
         splitter_address=splitter,
         vault_address=spec.vault_address,
@@ -220,12 +225,11 @@ def deploy_completed(ctx: Context, wrapper: EarnWrapper) -> bool:
 def _totals(ctx: Context, wallet: str, wrapper: str) -> EarnPositionTotals:
     key = f"{wallet.lower()}:{wrapper.lower()}"
     found = ctx.org.earn_positions.get(key)
-    return found or EarnPositionTotals(wallet, wrapper, "0", "0")
+    return found or EarnPositionTotals(key, wallet, wrapper, "0", "0")
 
 
 def _put_totals(ctx: Context, totals: EarnPositionTotals) -> None:
-    key = f"{totals.wallet_address.lower()}:{totals.wrapper_address.lower()}"
-    ctx.tx.put(ctx.org.earn_positions, key, totals)
+    ctx.tx.put(ctx.org.earn_positions, totals.position_id, totals)
 
 
 def deposit(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
@@ -244,7 +248,7 @@ def deposit(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     assets = amount(params["assets"], "assets")
     sender = evm_address(params["signWith"], "signWith")
     evm_signer(ctx, sender)
-    earn = earn_chain(ctx, caip2)
+    earn = earn_chain(ctx, caip2, wrapper.wrapper_address)
     token = wrapper.caip19.rsplit(":", 1)[1]
     held = earn.token_balance(token, sender)
     if held < assets:
@@ -270,7 +274,7 @@ def withdraw(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     wrapper = find_wrapper(ctx, params["wrapperAddress"], caip2)
     sender = evm_address(params["signWith"], "signWith")
     evm_signer(ctx, sender)
-    earn = earn_chain(ctx, caip2)
+    earn = earn_chain(ctx, caip2, wrapper.wrapper_address)
     address = wrapper.wrapper_address
     shares = earn.uint(address, "balanceOf(address)", sender)
     if shares == 0:
@@ -326,7 +330,7 @@ def _replace(wrapper: EarnWrapper, **changes: Any) -> EarnWrapper:
 def claim_fees(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     parent_only(ctx.org)
     wrapper = find_wrapper(ctx, params["wrapperAddress"])
-    earn = earn_chain(ctx, wrapper.caip2)
+    earn = earn_chain(ctx, wrapper.caip2, wrapper.wrapper_address)
     claimable = earn.uint(
         wrapper.splitter_address, "releasableAssets(address)", wrapper.client_fee_wallet
     )

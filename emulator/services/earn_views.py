@@ -72,6 +72,7 @@ def list_vaults(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     caip2, asset = _parse_caip19(params["caip19"])
     provider = params.get("provider")
     earn = earn_chain(ctx, caip2)
+    earn.accrue(now_ms(ctx))
     enabled = {w.vault_address.lower() for w in ctx.org.earn_wrappers.values()}
     rows = []
     for spec in catalog.vaults_on(caip2):
@@ -151,7 +152,7 @@ def list_enabled(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
             continue
         spec = catalog.vault(wrapper.caip2, wrapper.vault_address)
         assert spec is not None
-        earn = earn_chain(ctx, wrapper.caip2)
+        earn = earn_chain(ctx, wrapper.caip2, wrapper.wrapper_address)
         state = earn.vaults[spec.vault_address.lower()]
         token = _token_of(wrapper.caip19)
         apy = _decimal_text(state.apy.numerator / Decimal(state.apy.denominator))
@@ -214,7 +215,7 @@ def list_positions(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
         wrappers_visible(ctx).values(), key=lambda w: (w.created_at, w.wrapper_address)
     )
     for wrapper in wrappers:
-        earn = earn_chain(ctx, wrapper.caip2)
+        earn = earn_chain(ctx, wrapper.caip2, wrapper.wrapper_address)
         if not earn.has_code(wrapper.wrapper_address):
             continue
         shares = earn.uint(wrapper.wrapper_address, "balanceOf(address)", wallet)

@@ -33,6 +33,8 @@ DEPLOYER_FUNDS = 10**6 * 10**18
 REWARD_RESERVE = 10**9 * 10**18
 CREATE_GAS = 6_000_000
 CALL_GAS = 500_000
+# Yield is paid at most once a second of the clock per vault.
+ACCRUAL_STEP_MS = 1000
 _DEPLOYER_KEY = keccak256(b"turnkey-emulator earn deployer")
 _TURNKEY_FEE_KEY = keccak256(b"turnkey-emulator earn fees")
 
@@ -122,16 +124,27 @@ class EarnChain:
 
     # ----- yield --------------------------------------------------------------------------
 
-    def accrue(self, now_ms: int) -> None:
+    def accrue(self, now_ms: int, contracts: set[str] | None = None) -> None:
+        """Pay the vaults (those whose contracts are named, or all) their yield up to
+        ``now_ms``; a vault paid less than ``ACCRUAL_STEP_MS`` ago waits for the next call
+        (the interest is the same: it is simple interest over the time passed)."""
         for state in self.vaults.values():
+            if contracts is not None and state.contract.lower() not in contracts:
+                continue
             elapsed = now_ms - state.accrued_at_ms
-            if elapsed <= 0:
+            if elapsed < ACCRUAL_STEP_MS:
                 continue
             total = self.uint(state.contract, "totalAssets()")
             interest = int(total * state.apy * elapsed / YEAR_MS)
             if interest > 0:
                 self.mint(state.spec.asset, state.contract, interest)
             state.accrued_at_ms = now_ms
+
+    def accrue_wrapper(self, wrapper: str, now_ms: int) -> None:
+        """Pay the vault behind ``wrapper`` its yield up to ``now_ms``."""
+        if self.has_code(wrapper):
+            vault = self.call(wrapper, "vault()", out=["address"])[0]
+            self.accrue(now_ms, {str(vault).lower()})
 
     # ----- wrappers -----------------------------------------------------------------------
 
@@ -302,12 +315,12 @@ class Earn:
         self._lock = threading.RLock()
 
     def chain(self, caip2: str, now_ms: int) -> EarnChain:
-        """The chain's Earn contracts (set up now if new), its vaults' yield paid to ``now_ms``."""
+        """The chain's Earn contracts, set up now if new (the callers pay the yield of the
+        vaults they read, ``accrue`` / ``accrue_wrapper``)."""
         with self._lock:
             earn = self._by_caip2.get(caip2)
             if earn is None:
                 earn = self._by_caip2[caip2] = _setup(self.chains, caip2, now_ms)
-            earn.accrue(now_ms)
             return earn
 
     def started(self) -> list[str]:
