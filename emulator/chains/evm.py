@@ -203,6 +203,22 @@ class EmbeddedEvm:
         chain.header = chain.header.copy(state_root=state.state_root)
         self._backend.mine_blocks()
 
+    def write_account(
+        self, address: str, code: bytes | None = None, storage: dict[int, int] | None = None
+    ) -> None:
+        """Write code and storage slots at ``address`` (Anvil's ``setCode`` and
+        ``setStorageAt``), in one block."""
+        chain = self._backend.chain
+        state = chain.get_vm().state
+        raw = _address_bytes(address)
+        if code is not None:
+            state.set_code(raw, code)
+        for slot, value in (storage or {}).items():
+            state.set_storage(raw, slot, value)
+        state.persist()
+        chain.header = chain.header.copy(state_root=state.state_root)
+        self._backend.mine_blocks()
+
 
 def _geth_message(message: str, chain: Any, sender: str | None) -> str:
     """eth-tester's validation message in the words a geth node answers with."""

@@ -156,3 +156,19 @@ class RpcEvm:
             self.call("anvil_setBalance", address, hex(wei))
         except ChainError:
             self.call("hardhat_setBalance", address, hex(wei))
+
+    def write_account(
+        self, address: str, code: bytes | None = None, storage: dict[int, int] | None = None
+    ) -> None:
+        """Anvil's ``setCode`` and ``setStorageAt`` (Hardhat's names as the fallback)."""
+        if code is not None:
+            try:
+                self.call("anvil_setCode", address, "0x" + code.hex())
+            except ChainError:
+                self.call("hardhat_setCode", address, "0x" + code.hex())
+        for slot, value in (storage or {}).items():
+            word = "0x" + value.to_bytes(32, "big").hex()
+            try:
+                self.call("anvil_setStorageAt", address, hex(slot), word)
+            except ChainError:
+                self.call("hardhat_setStorageAt", address, hex(slot), word)

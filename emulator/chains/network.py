@@ -33,6 +33,8 @@ class Chains:
         # caip2 -> the transactions broadcast there, oldest first: (hash or signature, record)
         self.sent: dict[str, list[Any]] = {}
         self._sponsor_key = keccak256(b"turnkey-emulator gas station")
+        # the CAIP-19 ids of the tokens written onto their chains so far
+        self.tokens_deployed: set[str] = set()
 
     # ----- the chains -----------------------------------------------------------------------
 
@@ -84,18 +86,79 @@ class Chains:
 
     # ----- the funding seam (not Turnkey's API) ---------------------------------------------
 
-    def fund(self, caip2: str, address: str, amount: int) -> None:
-        """Set ``address``'s native balance on ``caip2`` to ``amount`` atomic units (wei,
-        lamports), like Anvil's ``anvil_setBalance``. A test seam, not part of Turnkey's API."""
-        if catalog.network(caip2).family == catalog.EIP155:
-            self.evm(caip2).set_balance(address, amount)
+    def fund(self, asset: str, address: str, amount: int) -> None:
+        """Set ``address``'s balance of ``asset`` to ``amount`` base units. ``asset`` is a
+        CAIP-2 id (the native asset: wei, lamports, like Anvil's ``anvil_setBalance``) or a
+        CAIP-19 id (the native asset, or a token of ``tokens.py``, written onto its chain first
+        if new). A test seam, not part of Turnkey's API; ``UnknownAsset`` for an asset the
+        emulator does not hold."""
+        from . import token_accounts
+        from .tokens import parse
+
+        if amount < 0:
+            raise ValueError("a balance is not negative")
+        if "/" not in asset:
+            network = catalog.network(asset)
+            token = None
         else:
-            self.solana(caip2).set_balance(address, amount)
+            parsed = parse(asset)
+            network, token = parsed.network, parsed.token
+        if network.family == catalog.EIP155:
+            node = self.evm(network.caip2)
+            if token is None:
+                node.set_balance(address, amount)
+            else:
+                self.ensure_token(token)
+                token_accounts.fund_erc20(node, token, address, amount)
+        else:
+            node = self.solana(network.caip2)
+            if token is None:
+                node.set_balance(address, amount)
+            else:
+                self.ensure_token(token)
+                token_accounts.fund_spl(node, token, address, amount)
 
     def balance(self, caip2: str, address: str) -> int:
         if catalog.network(caip2).family == catalog.EIP155:
             return int(self.evm(caip2).balance(address))
         return int(self.solana(caip2).balance(address))
+
+    # ----- tokens ---------------------------------------------------------------------------
+
+    def ensure_token(self, token: Any) -> None:
+        """Write ``token`` (a ``tokens.Token``) onto its chain if it is not there yet."""
+        from . import token_accounts
+
+        with self._lock:
+            if token.caip19 in self.tokens_deployed:
+                return
+            if token.family == catalog.EIP155:
+                node = self.evm(token.caip2)
+                if not node.code(token.address):
+                    token_accounts.deploy_erc20(node, token)
+            else:
+                token_accounts.deploy_mint(self.solana(token.caip2), token)
+            self.tokens_deployed.add(token.caip19)
+
+    def token_balance(self, token: Any, address: str) -> int:
+        """``address``'s balance of ``token``, read from the chain (0 where the token was
+        never written)."""
+        from . import token_accounts
+
+        if token.caip19 not in self.tokens_deployed:
+            return 0
+        if token.family == catalog.EIP155:
+            return token_accounts.erc20_balance(self.evm(token.caip2), token, address)
+        return token_accounts.spl_balance(self.solana(token.caip2), token, address)
+
+    def asset_balance(self, caip19: str, address: str) -> int:
+        """``address``'s balance of any asset the emulator holds, by CAIP-19 id."""
+        from .tokens import parse
+
+        parsed = parse(caip19)
+        if parsed.token is None:
+            return self.balance(parsed.network.caip2, address)
+        return self.token_balance(parsed.token, address)
 
     # ----- the gas station ------------------------------------------------------------------
 

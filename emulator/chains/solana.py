@@ -73,6 +73,22 @@ class EmbeddedSolana:
             )
         self.svm.set_account(key, account)
 
+    def write_account(self, address: str, data: bytes, owner: str, lamports: int = 0) -> None:
+        """Write an account (its data, owner, and at least the rent-exempt lamports)."""
+        from solders.account import Account
+        from solders.pubkey import Pubkey
+
+        rent = int(self.svm.minimum_balance_for_rent_exemption(len(data)))
+        account = Account(max(lamports, rent), data, Pubkey.from_string(owner), False)
+        self.svm.set_account(Pubkey.from_string(address), account)
+
+    def account_data(self, address: str) -> bytes | None:
+        """The account's data, None if it does not exist."""
+        from solders.pubkey import Pubkey
+
+        account = self.svm.get_account(Pubkey.from_string(address))
+        return None if account is None else bytes(account.data)
+
     def send(self, wire: bytes) -> SolanaOutcome:
         """Preflight then process a signed transaction (wire format)."""
         from solders.transaction import VersionedTransaction

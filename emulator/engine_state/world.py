@@ -94,6 +94,8 @@ class Settings:
             "SOL": "150",
         }
     )
+    # USD prices by CAIP-19 id, over the defaults of services/prices.py (emu.swap.set_price)
+    asset_usd_prices: dict[str, str] = field(default_factory=dict)
     # The conventions behind *_P2SH, *_P2WSH and TON addresses (not public; see AddressOptions).
     address_options: AddressOptions = field(default_factory=AddressOptions)
     # The OIDC tokens ``oauth2_authenticate`` issues: their ``iss`` (Turnkey's URL; the

@@ -77,7 +77,9 @@ class Seams:
     def chains(self) -> Chains:
         """The chains the broadcasting operations send to (``chains/network.py``): embedded
         unless ``Settings.chain_rpc_urls`` names a node, each started on first use. Its
-        ``fund(caip2, address, amount)`` is the funding seam (like Anvil's ``setBalance``),
+        ``fund(caip2_or_caip19, address, amount)`` is the funding seam (base units; native
+        assets like Anvil's ``setBalance``, the tokens of ``chains/tokens.py`` written onto
+        their chain on first use), ``asset_balance(caip19, address)`` reads one back,
         ``evm(caip2)`` / ``solana(caip2)`` the chains themselves (an embedded EVM's ``tester``
         is eth-tester's API on it). Test seams, NOT part of Turnkey's API."""
         from ..chains.network import chains_of

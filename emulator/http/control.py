@@ -39,6 +39,8 @@ shape ``{code, message, details, turnkeyErrorCode}``.
 * ``rate_limits`` (GET, or POST ``{plan?}``) → ``{plan, plans, ...}``: the documented rate
   limits enforced (``emulator/engine_state/ratelimits.py``); POST ``{"plan": "pro"}`` turns them on with
   fresh buckets, ``{"plan": null}`` off; an unknown plan is a 400 naming the valid ones.
+* ``chains/fund`` ``{caip19, address, amount}`` → ``{caip19, address, balance}``: sets a
+  native or token balance on the embedded chains (``control_chains.py``).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from ..engine_state.ratelimits import (
 from ..ground import jsontext
 from ..ground.codec import camel
 from ..ground.errors import INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED
+from . import control_chains
 
 if TYPE_CHECKING:
     from ..facade.api import Emulator
@@ -316,6 +319,7 @@ class Control:
         "webhooks/clear": _webhooks_clear,
         "webhooks/run": _webhooks_run,
         "rate_limits": _rate_limits,
+        "chains/fund": lambda self, params: control_chains.fund(self.emulator.chains, params),
     }
 
 

@@ -1,9 +1,10 @@
 """Reading the chains: get_wallet_address_balances, list_supported_assets,
 list_eth_transaction_history, list_sol_transaction_history.
 
-Balances are read from the chain the emulator talks to (embedded or a node); the supported
-assets of a network are its native asset (the embedded chains hold no token contracts of
-Turnkey's list). The history lists the transactions the emulator broadcast on that chain that
+Balances are read from the chain the emulator talks to (embedded or a node): the native asset
+and every token of ``chains/tokens.py`` written onto that chain, non-zero balances only, native
+first. The supported assets of a network are its native asset and its tokens, each with the
+``stable`` flag the swap fees read. The history lists the transactions the emulator broadcast on that chain that
 involve the address, most recent first, with Turnkey's metadata (sponsored, the activity's
 fingerprint, when it was submitted); a transaction still BROADCASTING is not listed yet.
 """
@@ -17,12 +18,15 @@ from typing import Any
 from ..chains import catalog
 from ..chains.errors import ChainUnavailable
 from ..chains.network import chains_of
+from ..chains.tokens import Asset, tokens_of
+from ..chains.tokens import find as find_token
+from ..chains.tokens import parse as parse_asset
 from ..crypto.addresses.chains import eip55
 from ..ground import messages
 from ..ground.errors import InvalidArgument
 from ..ground.numbers import integer
 from ..ground.schema import Enum, String, obj, opt
-from ..services import broadcast
+from ..services import broadcast, prices
 from ..services.context import Context
 from ..services.pagination import PAGINATION
 from .registry import query
@@ -70,21 +74,36 @@ def _usd(ctx: Context, network: catalog.Network, amount: int) -> str:
 def get_wallet_address_balances(ctx: Context, body: Params) -> Params:
     network, _ = broadcast.network_address(body["caip2"], body["address"])
     _wallet_address(ctx, body["address"])
+    chains = chains_of(ctx.world)
     try:
-        amount = chains_of(ctx.world).balance(network.caip2, body["address"])
+        held = [(Asset(network, None), chains.balance(network.caip2, body["address"]))]
+        held += [
+            (Asset(network, token), chains.token_balance(token, body["address"]))
+            for token in tokens_of(network.caip2)
+        ]
     except ChainUnavailable as exc:
         raise broadcast.chain_unavailable(exc) from None
-    if amount == 0:
-        return {"balances": []}
-    balance = {
-        **_asset(network),
+    return {"balances": [_balance(ctx, asset, amount) for asset, amount in held if amount]}
+
+
+def _asset_of(asset: Asset) -> Params:
+    return {
+        "caip19": asset.caip19,
+        "symbol": asset.symbol,
+        "name": asset.name,
+        "decimals": asset.decimals,
+    }
+
+
+def _balance(ctx: Context, asset: Asset, amount: int) -> Params:
+    return {
+        **_asset_of(asset),
         "balance": str(amount),
         "display": {
-            "usd": _usd(ctx, network, amount),
-            "crypto": _display_crypto(amount, network.native.decimals),
+            "usd": prices.usd_text(prices.usd_value(ctx.settings, asset, amount)),
+            "crypto": _display_crypto(amount, asset.decimals),
         },
     }
-    return {"balances": [balance]}
 
 
 @query(
@@ -95,7 +114,8 @@ def get_wallet_address_balances(ctx: Context, body: Params) -> Params:
 )
 def list_supported_assets(ctx: Context, body: Params) -> Params:
     network = catalog.network(body["caip2"])
-    return {"assets": [{**_asset(network), "logoUrl": "", "stable": False}]}
+    assets = [Asset(network, None), *(Asset(network, t) for t in tokens_of(network.caip2))]
+    return {"assets": [{**_asset_of(a), "logoUrl": "", "stable": a.stable} for a in assets]}
 
 
 def _rfc3339(seconds: int) -> str:
@@ -179,8 +199,8 @@ def _eth_transfers(
     ctx: Context, network: catalog.Network, receipt: Any, sent: Any, calls: Any, address: str
 ) -> list[Params]:
     """The transfers of a transaction that involve ``address``: native value (of the
-    transaction, or of each call of a batch as the account) and ERC-20 ``Transfer`` logs (their
-    asset left out: the emulator knows no token list)."""
+    transaction, or of each call of a batch as the account) and ERC-20 ``Transfer`` logs (with
+    their asset where the token is one of ``chains/tokens.py``)."""
     if receipt.status != 1:
         return []
     moves: list[tuple[str, str, int, Params | None]] = []  # (from, to, amount, asset)
@@ -190,11 +210,13 @@ def _eth_transfers(
         ]
     elif receipt.value:
         moves.append((receipt.sender, receipt.to or "", receipt.value, _asset(network)))
-    for _contract, topics, data in receipt.logs:
+    for contract, topics, data in receipt.logs:
         if len(topics) == 3 and topics[0].lower() == ERC20_TRANSFER and len(data) == 66:
             source = eip55(bytes.fromhex(topics[1][-40:]))
             target = eip55(bytes.fromhex(topics[2][-40:]))
-            moves.append((source, target, int(data, 16), None))
+            token = find_token(network.caip2, contract)
+            asset = _asset_of(Asset(network, token)) if token else None
+            moves.append((source, target, int(data, 16), asset))
     transfers = []
     for source, target, amount, asset in moves:
         if address not in (source.lower(), target.lower()):
@@ -206,10 +228,11 @@ def _eth_transfers(
             "counterparty": target if outgoing else source,
         }
         if asset is not None:
+            held = parse_asset(asset["caip19"])
             transfer["asset"] = asset
             transfer["display"] = {
-                "crypto": _display_crypto(amount, network.native.decimals),
-                "usd": _usd(ctx, network, amount),
+                "crypto": _display_crypto(amount, held.decimals),
+                "usd": prices.usd_text(prices.usd_value(ctx.settings, held, amount)),
             }
         transfers.append(transfer)
     return transfers
