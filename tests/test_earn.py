@@ -393,7 +393,7 @@ def test_the_official_python_sdk_runs_the_earn_lifecycle():
     accounts = [account_spec("ADDRESS_FORMAT_ETHEREUM", i) for i in range(2)]
     fees, carol = emu.create_wallet(wallet_name="sdk", accounts=accounts)["addresses"]
     emu.chains.fund(BASE, carol, ONE_ETH)
-    emu.earn.mint(USDC_19, carol, 3 * 10**6)
+    emu.chains.fund(USDC_19, carol, 3 * 10**6)  # the token layer's funding seam
     client = emu.client(emu.organization())
     with emu.intercept():
         catalog = client.list_earn_vaults(ListEarnVaultsBody(caip19=USDC_19))

@@ -1,8 +1,9 @@
 """The Earn contracts on one embedded EVM chain, set up on first use.
 
-On a chain's first Earn request the emulator (as Turnkey's deployer account) places the
-catalog's tokens at their real addresses (an ``EarnToken``'s code copied there, then
-initialized), deploys each vault (an OpenZeppelin ERC-4626; a Morpho vault's code and its name
+On a chain's first Earn request the emulator (as Turnkey's deployer account) makes sure the
+catalog's tokens are at their real addresses (USDC and WETH through the chains' token layer,
+``chains/tokens.py``; MORPHO, which only Earn uses, as an ``EarnToken`` whose code is written
+there, then initialized), deploys each vault (an OpenZeppelin ERC-4626; a Morpho vault's code and its name
 moved to the vault's real address), seeds its TVL with a real deposit, deploys the CREATE2
 factory and places the rewards distributor at Merkl's address. Nothing of this is the
 organization's state: like the chain itself, ``reset`` and snapshots leave it alone.
@@ -24,6 +25,8 @@ from typing import Any
 from eth_abi import encode
 
 from ...crypto.hashing import keccak256
+from .. import token_accounts
+from .. import tokens as chain_tokens
 from ..errors import ChainUnavailable
 from ..evm_tx import unsigned_1559
 from . import calldata, catalog, create2_address, decoded, init_code, merkle
@@ -73,6 +76,7 @@ class VaultState:
 class EarnChain:
     caip2: str
     node: Any
+    chains: Any  # the ``Chains`` it lives in (the token layer's writes go through it)
     factory: str = ""
     vaults: dict[str, VaultState] = field(default_factory=dict)  # lower vault address ->
     # (user, token) lower -> [(amount, added at ms)]: the seeded Merkl rewards
@@ -119,8 +123,17 @@ class EarnChain:
     def token_balance(self, token: str, holder: str) -> int:
         return self.uint(token, "balanceOf(address)", holder)
 
-    def mint(self, token: str, to: str, amount: int) -> Any:
-        return self.send(token, calldata("mint(address,uint256)", to, amount))
+    def mint(self, token: str, to: str, amount: int) -> None:
+        """Add ``amount`` of ``token`` to ``to``: a token of the chains' token layer
+        (``chains/tokens.py``) through its funding seam, an Earn-only token (MORPHO) by a
+        real ``mint`` from the deployer."""
+        shared = chain_tokens.find(self.caip2, token)
+        if shared is None:
+            self.send(token, calldata("mint(address,uint256)", to, amount))
+            return
+        self.chains.ensure_token(shared)
+        held = token_accounts.erc20_balance(self.node, shared, to)
+        token_accounts.fund_erc20(self.node, shared, to, held + amount)
 
     # ----- yield --------------------------------------------------------------------------
 
@@ -240,32 +253,26 @@ def _checksum(address: str) -> str:
 # ----- setting a chain up --------------------------------------------------------------------
 
 
-def _set_code(node: Any, address: str, code: bytes, storage: dict[int, int] | None = None) -> None:
-    """Place ``code`` (and storage slots) at ``address`` on an embedded chain, as Anvil's
-    ``anvil_setCode`` does, and mine a block."""
-    backend = node._backend
-    chain = backend.chain
-    state = chain.get_vm().state
-    raw = bytes.fromhex(address[2:])
-    state.set_code(raw, code)
-    for slot, value in (storage or {}).items():
-        state.set_storage(raw, slot, value)
-    state.persist()
-    chain.header = chain.header.copy(state_root=state.state_root)
-    backend.mine_blocks()
-
-
 def _setup(chains: Any, caip2: str, now_ms: int) -> EarnChain:
     node = chains.evm(caip2)
     if not hasattr(node, "tester"):
         raise ChainUnavailable("Earn runs on the embedded EVM only (no RPC node for Earn)")
     node.set_balance(DEPLOYER, DEPLOYER_FUNDS)
-    earn = EarnChain(caip2, node)
-    token_code = node.code(str(earn.send(None, init_code("EarnToken")).contract_address))
+    earn = EarnChain(caip2, node, chains)
+    token_code = b""
     for token in catalog.TOKENS:
-        if token.caip2 != caip2 or earn.has_code(token.address):
+        if token.caip2 != caip2:
             continue
-        _set_code(node, token.address, token_code)
+        shared = chain_tokens.find(caip2, token.address)
+        if shared is not None:  # the chains' token layer writes it (USDC, WETH, ...)
+            chains.ensure_token(shared)
+            continue
+        if earn.has_code(token.address):
+            continue
+        if not token_code:
+            created = earn.send(None, init_code("EarnToken")).contract_address
+            token_code = node.code(str(created))
+        node.write_account(token.address, token_code)
         earn.send(
             token.address,
             calldata(
@@ -286,7 +293,7 @@ def _setup(chains: Any, caip2: str, now_ms: int) -> EarnChain:
         if spec.provider == catalog.MORPHO:
             # the vault at its real address: its code, and its name and symbol (ERC20 slots 3, 4)
             slots = {s: node.storage(contract, s) for s in (3, 4)}
-            _set_code(node, spec.vault_address, node.code(contract), slots)
+            node.write_account(spec.vault_address, node.code(contract), slots)
             contract = spec.vault_address
         seed = spec.tvl_tokens * 10**asset.decimals
         earn.mint(spec.asset, DEPLOYER, seed)
@@ -300,7 +307,7 @@ def _setup(chains: Any, caip2: str, now_ms: int) -> EarnChain:
     reward_token = catalog.REWARD_TOKENS.get(caip2)
     if reward_token is not None:
         distributor = earn.send(None, init_code("RewardsDistributor")).contract_address
-        _set_code(node, catalog.MERKL_DISTRIBUTOR, node.code(str(distributor)))
+        node.write_account(catalog.MERKL_DISTRIBUTOR, node.code(str(distributor)))
         earn.send(catalog.MERKL_DISTRIBUTOR, calldata("initialize(address)", DEPLOYER))
         earn.mint(reward_token, catalog.MERKL_DISTRIBUTOR, REWARD_RESERVE)
     return earn
