@@ -135,15 +135,29 @@ def landed(ctx: Context, status_id: str) -> bool:
     return sent.outcome == INCLUDED and sent.error is None
 
 
+# Gas limits of the wrapper's calls (their measured use, with room for a first delegation to
+# the gas station and for the vault's own bookkeeping), so no estimate runs them twice.
+DEPOSIT_GAS = 700_000
+WITHDRAW_GAS = 500_000
+CLAIM_FEES_GAS = 600_000
+
+
 def _send(
-    ctx: Context, caip2: str, sender: str, calls: list[tuple[str, bytes]], sponsor: bool
+    ctx: Context,
+    caip2: str,
+    sender: str,
+    calls: list[tuple[str, bytes]],
+    sponsor: bool,
+    gas: int | None = None,
 ) -> str:
-    params = {
+    params: dict[str, Any] = {
         "caip2": caip2,
         "from": sender,
         "sponsor": sponsor,
         "calls": [{"to": to, "value": "0", "data": "0x" + data.hex()} for to, data in calls],
     }
+    if gas is not None:
+        params["gasLimit"] = str(gas)
     return evm_send.send_evm(ctx, params)
 
 
@@ -260,7 +274,7 @@ def deposit(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
         (token, calldata("approve(address,uint256)", wrapper.wrapper_address, assets)),
         (wrapper.wrapper_address, calldata("deposit(uint256,address)", assets, sender)),
     ]
-    status_id = _send(ctx, caip2, sender, calls, bool(params.get("sponsor")))
+    status_id = _send(ctx, caip2, sender, calls, bool(params.get("sponsor")), DEPOSIT_GAS)
     if landed(ctx, status_id):
         totals = _totals(ctx, sender, wrapper.wrapper_address)
         totals.total_deposited = str(int(totals.total_deposited) + assets)
@@ -294,7 +308,9 @@ def withdraw(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
                 turnkey_error_code="INSUFFICIENT_BALANCE",
             )
         data = calldata("withdraw(uint256,address,address)", assets, sender, sender)
-    status_id = _send(ctx, caip2, sender, [(address, data)], bool(params.get("sponsor")))
+    status_id = _send(
+        ctx, caip2, sender, [(address, data)], bool(params.get("sponsor")), WITHDRAW_GAS
+    )
     if landed(ctx, status_id):
         totals = _totals(ctx, sender, address)
         if raw == MAX:
@@ -341,7 +357,7 @@ def claim_fees(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
         )
     evm_signer(ctx, wrapper.client_fee_wallet)
     calls = [(wrapper.splitter_address, calldata("claim()"))]
-    status_id = _send(ctx, wrapper.caip2, wrapper.client_fee_wallet, calls, sponsor=True)
+    status_id = _send(ctx, wrapper.caip2, wrapper.client_fee_wallet, calls, True, CLAIM_FEES_GAS)
     request_id = new_request(
         ctx, CLAIM_FEES, wrapper.caip2, wrapper.wrapper_address, send_status_id=status_id
     )
