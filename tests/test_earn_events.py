@@ -174,3 +174,44 @@ def test_earn_records_are_journaled(tmp_path):
     (totals,) = org.earn_positions.values()
     assert (totals.wallet_address, totals.total_deposited) == (alice, "3000000")
     assert org.earn_requests[request].kind == "DEPOSIT"
+
+
+def test_the_control_plane_seeds_rewards_and_sets_an_apy():
+    import requests
+
+    from emulator.http.control import Control
+    from emulator.http.server import serving
+
+    emu = Emulator(seed=55)
+    emu.create_organization("Earn control")
+    emu.clock.freeze()
+    alice, _ = _wallet(emu)
+    morpho = f"{BASE}/erc20:0xBAa5CC21fd487B8Fcc2F632f3F4E8D37262a0842"
+    with serving(emu.world, control=Control(emu)) as url:
+
+        def post(path: str, body: dict) -> tuple[int, dict]:
+            answer = requests.post(f"{url}/emulator/v1/earn/{path}", json=body, timeout=60)
+            return answer.status_code, answer.json()
+
+        body = {"caip2": BASE, "walletAddress": alice, "amount": "700"}
+        assert post("rewards", body) == (
+            200,
+            {"rewards": [{"caip19": morpho, "claimable": "0", "claimed": "0", "pending": "700"}]},
+        )
+        status, error = post("rewards", {**body, "amount": "-1"})
+        assert (status, error["code"]) == (400, 3)
+        assert error["message"] == (
+            "bad control request: amount must be a string of base units (digits only)"
+        )
+        vault = {"caip2": BASE, "vaultAddress": STEAKHOUSE}
+        assert post("apy", {**vault, "apyPct": "0.09"}) == (200, {**vault, "apyPct": "0.09"})
+        assert post("apy", {**vault, "apyPct": "lots"})[0] == 400
+        assert (
+            post("apy", {"caip2": "eip155:10", "vaultAddress": STEAKHOUSE, "apyPct": "0.1"})[0]
+            == 400
+        )
+    catalog = emu.list_earn_vaults(caip19=USDC_19)["vaults"]
+    assert {v["vaultAddress"]: v["apyPct"] for v in catalog}[STEAKHOUSE] == "0.09"
+    emu.clock.advance(8 * 3600)
+    (row,) = emu.list_earn_rewards(wallet_address=alice, caip2=BASE)["rewards"]
+    assert (row["claimable"], row["pending"]) == ("700", "0")

@@ -41,6 +41,8 @@ shape ``{code, message, details, turnkeyErrorCode}``.
   fresh buckets, ``{"plan": null}`` off; an unknown plan is a 400 naming the valid ones.
 * ``chains/fund`` ``{caip19, address, amount}`` → ``{caip19, address, balance}``: sets a
   native or token balance on the embedded chains (``control_chains.py``).
+* ``earn/rewards`` ``{caip2, walletAddress, amount, caip19?}`` and ``earn/apy`` ``{caip2,
+  vaultAddress, apyPct}``: the seeded Merkl rewards and the vaults' APYs (``control_earn.py``).
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from ..engine_state.ratelimits import (
 from ..ground import jsontext
 from ..ground.codec import camel
 from ..ground.errors import INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED
-from . import control_chains
+from . import control_chains, control_earn
 
 if TYPE_CHECKING:
     from ..facade.api import Emulator
@@ -320,6 +322,8 @@ class Control:
         "webhooks/run": _webhooks_run,
         "rate_limits": _rate_limits,
         "chains/fund": lambda self, params: control_chains.fund(self.emulator.chains, params),
+        "earn/rewards": lambda self, params: control_earn.rewards(self.emulator, params),
+        "earn/apy": lambda self, params: control_earn.apy(self.emulator, params),
     }
 
 
