@@ -215,3 +215,55 @@ def test_the_control_plane_seeds_rewards_and_sets_an_apy():
     emu.clock.advance(8 * 3600)
     (row,) = emu.list_earn_rewards(wallet_address=alice, caip2=BASE)["rewards"]
     assert (row["claimable"], row["pending"]) == ("700", "0")
+
+
+def test_a_sub_organization_deposits_into_its_parents_wrapper():
+    from emulator.crypto.api_keys import generate_key_pair
+
+    from .helpers import api_key_params
+
+    emu = Emulator(seed=56)
+    emu.create_organization("Earn parent")
+    emu.clock.freeze()
+    _, fees = _wallet(emu)
+    wrapper = _wrapper(emu, fees)
+    key = generate_key_pair()
+    made = emu.create_sub_organization(
+        sub_organization_name="End user",
+        root_users=[
+            {
+                "userName": "root",
+                "apiKeys": [api_key_params(key)],
+                "authenticators": [],
+                "oauthProviders": [],
+            }
+        ],
+        root_quorum_threshold=1,
+        wallet={"walletName": "main", "accounts": [account_spec("ADDRESS_FORMAT_ETHEREUM")]},
+    )
+    sub_id, (user,) = made["subOrganizationId"], made["wallet"]["addresses"]
+    emu.chains.fund(BASE, user, 10**18)
+    emu.chains.fund(USDC_19, user, 4 * 10**6)
+    as_sub = {"organization_id": sub_id, "caller": key}
+    (view,) = emu.list_earn_enabled_vaults(**as_sub)["enabledVaults"]
+    assert view["wrapperAddress"] == wrapper
+    assert "claimableClientFee" not in view and "clientFeeWallet" not in view
+    request = emu.earn_deposit(
+        wrapper_address=wrapper, sign_with=user, assets="4000000", caip2=BASE, **as_sub
+    )["depositRequestId"]
+    assert emu.get_earn_deposit_status(deposit_request_id=request, **as_sub)["status"] == (
+        "COMPLETED"
+    )
+    (row,) = emu.list_earn_positions(wallet_address=user, **as_sub)["positions"]
+    assert (row["wrapperAddress"], row["totalDeposited"]) == (wrapper, "4000000")
+    for call, params in (
+        (emu.list_earn_vaults, {"caip19": USDC_19}),
+        (emu.earn_set_wrapper_state, {"wrapper_address": wrapper, "deposits_disabled": True}),
+        (emu.claim_earn_fees, {"wrapper_address": wrapper}),
+    ):
+        with pytest.raises(Exception) as caught:
+            call(**params, **as_sub)
+        assert (caught.value.status, caught.value.message) == (
+            400,
+            "this endpoint is only callable by a parent organization",
+        )
