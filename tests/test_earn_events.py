@@ -63,7 +63,7 @@ def test_a_deposit_reports_its_status_by_webhook_and_poll_on_the_block_time():
         )
     except Exception as caught:  # the deploy has not landed yet
         error = caught
-    assert error is not None and error.turnkey_error_code == "EARN_SETUP_REQUIRED"
+    assert error is not None and error.message.startswith("EARN_SETUP_REQUIRED: ")
     emu.clock.advance(12)
     assert emu.get_earn_deploy_status(deploy_request_id=deploy_id)["status"] == "COMPLETED"
     made = emu.earn_deposit(

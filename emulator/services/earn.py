@@ -36,12 +36,14 @@ MAX = "MAX"
 
 # The docs' words where they give them (earn/vault-catalog, earn/deploy-wrapper), else ours.
 PARENT_ONLY = "this endpoint is only callable by a parent organization"
+# The docs' name of a deposit's refusal without a deployed wrapper. It is not in the table of
+# turnkeyErrorCodes (``ground/error_codes.py``, the errors page), so the message carries it.
 SETUP_REQUIRED = "EARN_SETUP_REQUIRED"
 
 
 def parent_only(org: Organization) -> None:
     if org.parent_id is not None:
-        raise InvalidArgument(PARENT_ONLY, turnkey_error_code="PARENT_ORGANIZATION_ONLY")
+        raise InvalidArgument(PARENT_ONLY)
 
 
 def now_ms(ctx: Context) -> int:
@@ -59,9 +61,7 @@ def caip2_of(params: dict[str, Any]) -> str:
 def checked_chain(caip2: str) -> str:
     canonical = networks.canonical(caip2)
     if canonical not in catalog.chains():
-        raise InvalidArgument(
-            f"Earn is not supported on chain {caip2}", turnkey_error_code="EARN_UNSUPPORTED_CHAIN"
-        )
+        raise InvalidArgument(f"Earn is not supported on chain {caip2}")
     return canonical
 
 
@@ -97,9 +97,8 @@ def find_wrapper(ctx: Context, address: Any, caip2: str | None = None) -> EarnWr
     found = wrappers_visible(ctx).get(str(address).lower())
     if found is None or (caip2 is not None and found.caip2 != caip2):
         raise InvalidArgument(
-            f"no Earn wrapper {address} is deployed for this organization"
+            f"{SETUP_REQUIRED}: no Earn wrapper {address} is deployed for this organization"
             + (f" on {caip2}" if caip2 else ""),
-            turnkey_error_code=SETUP_REQUIRED,
         )
     return found
 
@@ -182,7 +181,6 @@ def deploy_wrapper(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
         raise InvalidArgument(
             f"clientFeeBps {bps} exceeds the maximum of {catalog.CLIENT_FEE_CAP_BPS} bps "
             f"(total fee cap {catalog.TOTAL_FEE_CAP_BPS} bps)",
-            turnkey_error_code="EARN_FEE_ABOVE_CAP",
         )
     wallet = evm_address(params["clientFeeWallet"], "clientFeeWallet")
     holders = ctx.org.signers.get(wallet) or ()
@@ -251,13 +249,12 @@ def deposit(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     wrapper = find_wrapper(ctx, params["wrapperAddress"], caip2)
     if not deploy_completed(ctx, wrapper):
         raise InvalidArgument(
-            f"the wrapper {wrapper.wrapper_address} is not deployed yet (deploy status PENDING)",
-            turnkey_error_code=SETUP_REQUIRED,
+            f"{SETUP_REQUIRED}: the wrapper {wrapper.wrapper_address} is not deployed yet "
+            "(deploy status PENDING)",
         )
     if wrapper.deposits_disabled:
         raise InvalidArgument(
             f"deposits to wrapper {wrapper.wrapper_address} are disabled",
-            turnkey_error_code="EARN_DEPOSITS_DISABLED",
         )
     assets = amount(params["assets"], "assets")
     sender = evm_address(params["signWith"], "signWith")
@@ -268,7 +265,6 @@ def deposit(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     if held < assets:
         raise InvalidArgument(
             f"insufficient balance: {sender} holds {held} of {wrapper.caip19}, the deposit needs {assets}",
-            turnkey_error_code="INSUFFICIENT_BALANCE",
         )
     calls = [
         (token, calldata("approve(address,uint256)", wrapper.wrapper_address, assets)),
@@ -292,9 +288,7 @@ def withdraw(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     address = wrapper.wrapper_address
     shares = earn.uint(address, "balanceOf(address)", sender)
     if shares == 0:
-        raise InvalidArgument(
-            f"{sender} has no position in wrapper {address}", turnkey_error_code="EARN_NO_POSITION"
-        )
+        raise InvalidArgument(f"{sender} has no position in wrapper {address}")
     value = earn.uint(address, "previewRedeem(uint256)", shares)
     raw = params["amountValue"]
     if raw == MAX:
@@ -305,7 +299,6 @@ def withdraw(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
         if assets > value:
             raise InvalidArgument(
                 f"amountValue {assets} exceeds the position's current value {value}",
-                turnkey_error_code="INSUFFICIENT_BALANCE",
             )
         data = calldata("withdraw(uint256,address,address)", assets, sender, sender)
     status_id = _send(
@@ -353,7 +346,6 @@ def claim_fees(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     if claimable == 0:
         raise InvalidArgument(
             f"no fees to claim for wrapper {wrapper.wrapper_address}",
-            turnkey_error_code="EARN_NOTHING_TO_CLAIM",
         )
     evm_signer(ctx, wrapper.client_fee_wallet)
     calls = [(wrapper.splitter_address, calldata("claim()"))]
@@ -373,7 +365,6 @@ def claim_rewards(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     if data is None:
         raise InvalidArgument(
             f"no rewards are claimable for {sender} on {caip2}",
-            turnkey_error_code="EARN_NOTHING_TO_CLAIM",
         )
     status_id = _send(
         ctx, caip2, sender, [(catalog.MERKL_DISTRIBUTOR, data)], bool(params.get("sponsor"))
