@@ -18,6 +18,11 @@ class ApproveActivityResult(TypedDict):
     activity: dict[str, Any]
 
 
+class ClaimEarnFeesResult(TypedDict):
+    activity: dict[str, Any]
+    claimRequestId: str
+
+
 class _ApiKeyParamsRequired(TypedDict):
     apiKeyName: str
     publicKey: str
@@ -515,6 +520,29 @@ class DeleteWebhookEndpointResult(TypedDict):
     endpointId: str
 
 
+class EarnDeployWrapperResult(TypedDict):
+    activity: dict[str, Any]
+    wrapperAddress: str
+    splitterAddress: str
+    deployRequestId: str
+
+
+class EarnDepositResult(TypedDict):
+    activity: dict[str, Any]
+    depositRequestId: str
+
+
+class EarnSetWrapperStateResult(TypedDict):
+    activity: dict[str, Any]
+    wrapperAddress: str
+    depositsDisabled: bool
+
+
+class EarnWithdrawResult(TypedDict):
+    activity: dict[str, Any]
+    withdrawRequestId: str
+
+
 class _EmailAuthEmailCustomizationParamsRequired(TypedDict):
     appName: str
 
@@ -632,6 +660,46 @@ class GetAuthenticatorsResult(TypedDict):
 class GetBootProofResult(TypedDict):
     activity: dict[str, Any]
     bootProof: dict[str, Any]
+
+
+class _GetClaimEarnFeesStatusResultRequired(TypedDict):
+    activity: dict[str, Any]
+    status: str
+
+
+class GetClaimEarnFeesStatusResult(_GetClaimEarnFeesStatusResultRequired, total=False):
+    claimTxHash: str
+    error: str
+
+
+class _GetEarnDeployStatusResultRequired(TypedDict):
+    activity: dict[str, Any]
+    status: str
+
+
+class GetEarnDeployStatusResult(_GetEarnDeployStatusResultRequired, total=False):
+    deployTxHash: str
+    error: str
+
+
+class _GetEarnDepositStatusResultRequired(TypedDict):
+    activity: dict[str, Any]
+    status: str
+
+
+class GetEarnDepositStatusResult(_GetEarnDepositStatusResultRequired, total=False):
+    depositTxHash: str
+    error: str
+
+
+class _GetEarnWithdrawStatusResultRequired(TypedDict):
+    activity: dict[str, Any]
+    status: str
+
+
+class GetEarnWithdrawStatusResult(_GetEarnWithdrawStatusResultRequired, total=False):
+    withdrawTxHash: str
+    error: str
 
 
 class GetGasUsageResult(TypedDict):
@@ -895,6 +963,42 @@ class ListActivitiesResult(TypedDict):
 class ListAppProofsResult(TypedDict):
     activity: dict[str, Any]
     appProofs: list[dict[str, Any]]
+
+
+Provider = Literal["EARN_PROVIDER_MORPHO", "EARN_PROVIDER_AAVE", "EARN_PROVIDER_KAMINO", "EARN_PROVIDER_UNSPECIFIED"]
+
+
+class _ListEarnEnabledVaultsResultRequired(TypedDict):
+    activity: dict[str, Any]
+
+
+class ListEarnEnabledVaultsResult(_ListEarnEnabledVaultsResultRequired, total=False):
+    enabledVaults: list[dict[str, Any]]
+
+
+class _ListEarnPositionsResultRequired(TypedDict):
+    activity: dict[str, Any]
+
+
+class ListEarnPositionsResult(_ListEarnPositionsResultRequired, total=False):
+    positions: list[dict[str, Any]]
+
+
+class _ListEarnRewardsResultRequired(TypedDict):
+    activity: dict[str, Any]
+
+
+class ListEarnRewardsResult(_ListEarnRewardsResultRequired, total=False):
+    rewards: list[dict[str, Any]]
+
+
+class _ListEarnVaultsResultRequired(TypedDict):
+    activity: dict[str, Any]
+
+
+class ListEarnVaultsResult(_ListEarnVaultsResultRequired, total=False):
+    vaults: list[dict[str, Any]]
+    pageInfo: dict[str, Any]
 
 
 class ListEmailEventsResult(TypedDict):
@@ -1278,6 +1382,23 @@ class OperationMethods:
         return cast(
             "ApproveActivityResult",
             self._run_operation("approve_activity", {"fingerprint": fingerprint}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("claim_earn_fees")
+    def claim_earn_fees(
+        self,
+        *,
+        wrapper_address: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CLAIM_EARN_FEES"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> ClaimEarnFeesResult:
+        """Claim Earn fees (``/public/v1/submit/claim_earn_fees``)."""
+        return cast(
+            "ClaimEarnFeesResult",
+            self._run_operation("claim_earn_fees", {"wrapperAddress": wrapper_address}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_api_keys")
@@ -2238,6 +2359,109 @@ class OperationMethods:
             self._run_operation("delete_webhook_endpoint", {"endpointId": endpoint_id}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
+    @operation("earn_claim_rewards")
+    def earn_claim_rewards(
+        self,
+        *,
+        sign_with: str,
+        caip2: str | None = None,
+        chain_caip2: str | None = None,
+        sponsor: bool | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_EARN_CLAIM_REWARDS"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> ClaimEarnFeesResult:
+        """Claim Earn rewards (``/public/v1/submit/earn_claim_rewards``)."""
+        return cast(
+            "ClaimEarnFeesResult",
+            self._run_operation("earn_claim_rewards", {"signWith": sign_with, "caip2": caip2, "chainCaip2": chain_caip2, "sponsor": sponsor}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("earn_deploy_wrapper")
+    def earn_deploy_wrapper(
+        self,
+        *,
+        vault_address: str,
+        client_fee_bps: str,
+        client_fee_wallet: str,
+        caip2: str | None = None,
+        chain_caip2: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_EARN_DEPLOY_WRAPPER"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> EarnDeployWrapperResult:
+        """Deploy Earn wrapper (``/public/v1/submit/earn_deploy_wrapper``)."""
+        return cast(
+            "EarnDeployWrapperResult",
+            self._run_operation("earn_deploy_wrapper", {"vaultAddress": vault_address, "clientFeeBps": client_fee_bps, "clientFeeWallet": client_fee_wallet, "caip2": caip2, "chainCaip2": chain_caip2}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("earn_deposit")
+    def earn_deposit(
+        self,
+        *,
+        wrapper_address: str,
+        sign_with: str,
+        assets: str,
+        caip2: str | None = None,
+        chain_caip2: str | None = None,
+        sponsor: bool | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_EARN_DEPOSIT"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> EarnDepositResult:
+        """Deposit into Earn vault (``/public/v1/submit/earn_deposit``)."""
+        return cast(
+            "EarnDepositResult",
+            self._run_operation("earn_deposit", {"wrapperAddress": wrapper_address, "signWith": sign_with, "assets": assets, "caip2": caip2, "chainCaip2": chain_caip2, "sponsor": sponsor}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("earn_set_wrapper_state")
+    def earn_set_wrapper_state(
+        self,
+        *,
+        wrapper_address: str,
+        deposits_disabled: bool,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_EARN_SET_WRAPPER_STATE"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> EarnSetWrapperStateResult:
+        """Set Earn wrapper state (``/public/v1/submit/earn_set_wrapper_state``)."""
+        return cast(
+            "EarnSetWrapperStateResult",
+            self._run_operation("earn_set_wrapper_state", {"wrapperAddress": wrapper_address, "depositsDisabled": deposits_disabled}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("earn_withdraw")
+    def earn_withdraw(
+        self,
+        *,
+        wrapper_address: str,
+        sign_with: str,
+        amount_value: str,
+        caip2: str | None = None,
+        chain_caip2: str | None = None,
+        sponsor: bool | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_EARN_WITHDRAW"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> EarnWithdrawResult:
+        """Withdraw from Earn vault (``/public/v1/submit/earn_withdraw``)."""
+        return cast(
+            "EarnWithdrawResult",
+            self._run_operation("earn_withdraw", {"wrapperAddress": wrapper_address, "signWith": sign_with, "amountValue": amount_value, "caip2": caip2, "chainCaip2": chain_caip2, "sponsor": sponsor}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
     @operation("email_auth")
     def email_auth(
         self,
@@ -2513,6 +2737,76 @@ class OperationMethods:
         return cast(
             "GetBootProofResult",
             self._run_operation("get_boot_proof", {"ephemeralKey": ephemeral_key}, organization_id, caller),
+        )
+
+    @operation("get_claim_earn_fees_status")
+    def get_claim_earn_fees_status(
+        self,
+        *,
+        claim_request_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetClaimEarnFeesStatusResult:
+        """Get claim Earn fees status (``/public/v1/query/get_claim_earn_fees_status``)."""
+        return cast(
+            "GetClaimEarnFeesStatusResult",
+            self._run_operation("get_claim_earn_fees_status", {"claimRequestId": claim_request_id}, organization_id, caller),
+        )
+
+    @operation("get_earn_claim_rewards_status")
+    def get_earn_claim_rewards_status(
+        self,
+        *,
+        claim_request_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetClaimEarnFeesStatusResult:
+        """Get Earn claim rewards status (``/public/v1/query/get_earn_claim_rewards_status``)."""
+        return cast(
+            "GetClaimEarnFeesStatusResult",
+            self._run_operation("get_earn_claim_rewards_status", {"claimRequestId": claim_request_id}, organization_id, caller),
+        )
+
+    @operation("get_earn_deploy_status")
+    def get_earn_deploy_status(
+        self,
+        *,
+        deploy_request_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetEarnDeployStatusResult:
+        """Get Earn deploy status (``/public/v1/query/get_earn_deploy_status``)."""
+        return cast(
+            "GetEarnDeployStatusResult",
+            self._run_operation("get_earn_deploy_status", {"deployRequestId": deploy_request_id}, organization_id, caller),
+        )
+
+    @operation("get_earn_deposit_status")
+    def get_earn_deposit_status(
+        self,
+        *,
+        deposit_request_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetEarnDepositStatusResult:
+        """Get Earn deposit status (``/public/v1/query/get_earn_deposit_status``)."""
+        return cast(
+            "GetEarnDepositStatusResult",
+            self._run_operation("get_earn_deposit_status", {"depositRequestId": deposit_request_id}, organization_id, caller),
+        )
+
+    @operation("get_earn_withdraw_status")
+    def get_earn_withdraw_status(
+        self,
+        *,
+        withdraw_request_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetEarnWithdrawStatusResult:
+        """Get Earn withdraw status (``/public/v1/query/get_earn_withdraw_status``)."""
+        return cast(
+            "GetEarnWithdrawStatusResult",
+            self._run_operation("get_earn_withdraw_status", {"withdrawRequestId": withdraw_request_id}, organization_id, caller),
         )
 
     @operation("get_gas_usage")
@@ -3216,6 +3510,67 @@ class OperationMethods:
         return cast(
             "ListAppProofsResult",
             self._run_operation("list_app_proofs", {"activityId": activity_id}, organization_id, caller),
+        )
+
+    @operation("list_earn_enabled_vaults")
+    def list_earn_enabled_vaults(
+        self,
+        *,
+        provider: Provider | None = None,
+        caip19: str | None = None,
+        include_exposure: bool | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListEarnEnabledVaultsResult:
+        """Get Earn enabled vaults (``/public/v1/query/list_earn_enabled_vaults``)."""
+        return cast(
+            "ListEarnEnabledVaultsResult",
+            self._run_operation("list_earn_enabled_vaults", {"provider": provider, "caip19": caip19, "includeExposure": include_exposure}, organization_id, caller),
+        )
+
+    @operation("list_earn_positions")
+    def list_earn_positions(
+        self,
+        *,
+        wallet_address: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListEarnPositionsResult:
+        """Get Earn positions (``/public/v1/query/list_earn_positions``)."""
+        return cast(
+            "ListEarnPositionsResult",
+            self._run_operation("list_earn_positions", {"walletAddress": wallet_address}, organization_id, caller),
+        )
+
+    @operation("list_earn_rewards")
+    def list_earn_rewards(
+        self,
+        *,
+        wallet_address: str,
+        caip2: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListEarnRewardsResult:
+        """List Earn rewards (``/public/v1/query/list_earn_rewards``)."""
+        return cast(
+            "ListEarnRewardsResult",
+            self._run_operation("list_earn_rewards", {"walletAddress": wallet_address, "caip2": caip2}, organization_id, caller),
+        )
+
+    @operation("list_earn_vaults")
+    def list_earn_vaults(
+        self,
+        *,
+        caip19: str,
+        provider: Provider | None = None,
+        pagination_options: ListActivitiesPaginationOptionsParams | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> ListEarnVaultsResult:
+        """Get Earn vault catalog (``/public/v1/query/list_earn_vaults``)."""
+        return cast(
+            "ListEarnVaultsResult",
+            self._run_operation("list_earn_vaults", {"caip19": caip19, "provider": provider, "paginationOptions": pagination_options}, organization_id, caller),
         )
 
     @operation("list_email_events")

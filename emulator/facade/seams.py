@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..authproxy.service import AuthProxy
+    from ..chains.earn.seam import EarnSeam
     from ..chains.network import Chains
     from ..crypto.enclave import EnclaveKeys
     from ..engine_state.world import World
@@ -94,6 +95,17 @@ class Seams:
         from ..chains.network import chains_of
 
         return chains_of(self._world)
+
+    @property
+    def earn(self) -> EarnSeam:
+        """Earn's seams (``chains/earn/seam.py``): ``mint`` a catalog token, ``balance``,
+        ``set_apy``, ``add_rewards`` (the seeded Merkl table), ``chain(caip2)`` (the Earn
+        contracts). Test seams, NOT part of Turnkey's API."""
+        from ..chains.earn.seam import EarnSeam
+        from ..chains.network import chains_of
+
+        world = self._world
+        return EarnSeam(chains_of(world), lambda: world.clock.now_ns() // 1_000_000)
 
     @property
     def enclave(self) -> EnclaveKeys:

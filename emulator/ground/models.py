@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .earn_records import EarnPositionTotals, EarnRequest, EarnWrapper
 from .onramp import FiatOnRampCredential, FiatOnRampQuote, OnRampTransaction
 from .tvc_models import (
     TvcApp,
@@ -571,6 +572,11 @@ class Organization:
     tvc_deployments: dict[str, TvcDeployment] = field(default_factory=dict)
     tvc_manifest_approvals: dict[str, TvcManifestApproval] = field(default_factory=dict)
     tvc_provisioning_shares: dict[str, TvcProvisioningShare] = field(default_factory=dict)
+    # Earn (``ground/earn_records.py``): wrappers by lower-case address, requests by id,
+    # position totals by "<wallet>:<wrapper>" (lower case)
+    earn_wrappers: dict[str, EarnWrapper] = field(default_factory=dict)
+    earn_requests: dict[str, EarnRequest] = field(default_factory=dict)
+    earn_positions: dict[str, EarnPositionTotals] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)

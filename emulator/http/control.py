@@ -58,6 +58,8 @@ shape ``{code, message, details, turnkeyErrorCode}``.
 * ``tvc`` (GET, or POST) → the simulated Verifiable Cloud runtime (``emu.tvc``): POST
   ``{reset?, qosVersions?, bootSeconds?, readySeconds?, unknownImages?, imageDigests?,
   ready?, logs?}`` scripts it (``emulator/recorders/tvc_runtime.py``, docs/tvc.md).
+* ``earn/rewards`` ``{caip2, walletAddress, amount, caip19?}`` and ``earn/apy`` ``{caip2,
+  vaultAddress, apyPct}``: the seeded Merkl rewards and the vaults' APYs (``control_earn.py``).
 """
 
 from __future__ import annotations
@@ -77,7 +79,7 @@ from ..engine_state.ratelimits import (
 from ..ground import jsontext
 from ..ground.codec import camel
 from ..ground.errors import INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED, TurnkeyApiError
-from . import control_chains
+from . import control_chains, control_earn
 
 if TYPE_CHECKING:
     from ..facade.api import Emulator
@@ -436,6 +438,8 @@ class Control:
         "chains/fund": _chains_fund,
         "chains/balance": _chains_balance,
         "tvc": _tvc,
+        "earn/rewards": lambda self, params: control_earn.rewards(self.emulator, params),
+        "earn/apy": lambda self, params: control_earn.apy(self.emulator, params),
     }
 
 

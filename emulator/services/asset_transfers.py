@@ -39,13 +39,19 @@ def is_caip19(text: str) -> bool:
     return _CAIP19.fullmatch(text) is not None
 
 
-def amounts(definitions: list[Mapping[str, Any]], params: Mapping[str, Any]) -> list[Number]:
+def amounts(
+    definitions: list[Mapping[str, Any]],
+    params: Mapping[str, Any],
+    earn_transfer: str | None = None,
+) -> list[Number]:
     """The amounts of the listed assets that the transaction of a sign_transaction's
     ``params`` transfers, or of a send's (``eth_send_transaction``, every call of its
     batch; ``eth_send_raw_transaction``; ``sol_send_transaction``); one that does not parse
     is a policy evaluation error."""
     unsigned, kind = params.get("unsignedTransaction"), params.get("type")
     try:
+        if earn_transfer is not None:  # an Earn deposit's transfer (services/earn_intents.py)
+            return _ethereum_transfers(definitions, earn_transfer)
         if isinstance(params.get("caip2"), str):
             return _sent(definitions, params)
         if not isinstance(unsigned, str):

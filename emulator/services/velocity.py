@@ -31,7 +31,7 @@ from ..ground.models import Organization, VelocityBucket, VelocityControl, Veloc
 from ..ground.numbers import integer
 from ..ground.transaction import Transaction
 from ..policy import Lazy, PolicyEvaluationError
-from . import asset_transfers
+from . import asset_transfers, earn_intents
 from .asset_transfers import Number
 
 NANOS_PER_SECOND = 1_000_000_000
@@ -86,7 +86,8 @@ def measure(
         transfer = source["chainAssetTransfer"]
         if not _type_matches(transfer.get("filter"), activity_type):
             return None
-        amounts = asset_transfers.amounts(transfer["definition"], params)
+        earn = earn_intents.deposit_transfer(org, activity_type, params)
+        amounts = asset_transfers.amounts(transfer["definition"], params, earn)
         if not amounts:
             return None
     group = group_of(org, control.aggregation["groupBy"], params, proposer_id)
