@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .swaps import SwapConfig, SwapFee, SwapLimit, SwapQuote, SwapRequest, SwapUsage
+
 # Credential types of API-key-like credentials, by the curve of their key.
 API_KEY_CREDENTIAL_TYPES = {
     "API_KEY_CURVE_P256": "CREDENTIAL_TYPE_API_KEY_P256",
@@ -547,6 +549,13 @@ class Organization:
     velocity_points: dict[str, VelocityPoint] = field(default_factory=dict)
     webhook_endpoints: dict[str, WebhookEndpoint] = field(default_factory=dict)
     sent_transactions: dict[str, SentTransaction] = field(default_factory=dict)
+    # swaps (ground/swaps.py; the configuration, windows, usage and fees on the parent)
+    swap_quotes: dict[str, SwapQuote] = field(default_factory=dict)
+    swaps: dict[str, SwapRequest] = field(default_factory=dict)
+    swap_configs: dict[str, SwapConfig] = field(default_factory=dict)
+    swap_limits: dict[str, SwapLimit] = field(default_factory=dict)
+    swap_usage: dict[str, SwapUsage] = field(default_factory=dict)
+    swap_fees: dict[str, SwapFee] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)

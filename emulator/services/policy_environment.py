@@ -26,7 +26,7 @@ from ..ground.models import Organization, PrivateKey, SignerRef, User, Wallet
 from ..policy import Lazy, PolicyEvaluationError, Timestamp, abi, idl
 from ..policy.catalog import activity_kind, exposed_params, resource_action
 from ..policy.chains import eip712_view, eip7702_view, ethereum_view, solana_view
-from . import velocity
+from . import swap_intents, velocity
 from .send_intents import send_intent_transaction, unsigned_of_signed_send
 
 ETHEREUM_INTERFACE = "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM"
@@ -70,8 +70,9 @@ def condition_environment(
     if resource_and_action is not None:
         activity["resource"], activity["action"] = resource_and_action
     env: Json = {"activity": activity, "time": {"now": Timestamp.from_ns(now_ns)}}
-    _add_targets(env, org, params)
-    _add_payloads(env, org, params)
+    sent = swap_intents.as_send(org, params) if "quoteId" in params else None
+    _add_targets(env, org, sent or params)  # a swap reads as the send it makes
+    _add_payloads(env, org, sent or params)
     if proposer_id is not None and org.velocity_controls:
         env["controls"] = Lazy(
             lambda: velocity.controls_keyword(org, activity_type, params, proposer_id, now_ns)

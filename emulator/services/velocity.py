@@ -31,7 +31,7 @@ from ..ground.models import Organization, VelocityBucket, VelocityControl, Veloc
 from ..ground.numbers import integer
 from ..ground.transaction import Transaction
 from ..policy import Lazy, PolicyEvaluationError
-from . import asset_transfers
+from . import asset_transfers, swap_intents
 from .asset_transfers import Number
 
 NANOS_PER_SECOND = 1_000_000_000
@@ -77,6 +77,8 @@ def measure(
     """The group and the values of the points this activity adds to ``control`` (each 1 for
     ``COUNT``), or ``None`` when it adds none."""
     source = control.data_source
+    if "quoteId" in params:  # a swap counts as the send it makes (services/swap_intents.py)
+        params = swap_intents.as_send(org, params) or params
     execution = source.get("activityExecution")
     if execution is not None:
         if not _type_matches(execution.get("filter"), activity_type):
