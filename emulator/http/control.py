@@ -41,6 +41,8 @@ shape ``{code, message, details, turnkeyErrorCode}``.
   fresh buckets, ``{"plan": null}`` off; an unknown plan is a 400 naming the valid ones.
 * ``chains/fund`` ``{caip19, address, amount}`` → ``{caip19, address, balance}``: sets a
   native or token balance on the embedded chains (``control_chains.py``).
+* ``swap/prices`` ``{prices?: {caip19: usd}}`` → ``{prices}``; ``swap/fill_failures``
+  ``{count?, reason?}`` → ``{pending}``: the simulated swap provider's seams (``emu.swap``).
 """
 
 from __future__ import annotations
@@ -320,6 +322,10 @@ class Control:
         "webhooks/run": _webhooks_run,
         "rate_limits": _rate_limits,
         "chains/fund": lambda self, params: control_chains.fund(self.emulator.chains, params),
+        "swap/prices": lambda self, p: control_chains.swap_prices(self.emulator.swap, p),
+        "swap/fill_failures": lambda self, p: control_chains.swap_fill_failures(
+            self.emulator.swap, p
+        ),
     }
 
 
