@@ -15,10 +15,9 @@ pytest.importorskip("solders.litesvm")
 import requests
 
 from emulator import Emulator, Settings
+from emulator.accounts import account_spec
 from emulator.http.control import Control
 from emulator.http.server import serving
-
-from emulator.accounts import account_spec
 
 from .helpers import add_user, api_key_params, error_of, fails, new_key
 from .swap_helpers import (
