@@ -592,3 +592,37 @@ def test_a_sub_organization_swaps_under_its_parents_configuration(world):
     assert answer["status"] == "COMPLETED"
     emu.claim_swap_fees()
     assert erc20_balance(emu, USDC, bob) == HUNDRED_USDC * 30 // 10_000
+
+
+def test_swaps_and_their_settlement_are_journaled(tmp_path):
+    from emulator.state.journal import Journal
+    from emulator.state.persistence import StateFile
+
+    emu = Emulator(seed=73)
+    state = StateFile.create(tmp_path / "state.sqlite", emu.to_document())
+    Journal(emu, state, compact_every=10**9).attach()
+    emu.create_organization()
+    emu.clock.freeze()
+    (gina,) = emu.create_wallet(
+        wallet_name="w", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")]
+    )["addresses"]
+    emu.chains.fund(BASE, gina, 10**18)
+    emu.chains.fund(USDC, gina, HUNDRED_USDC)
+    emu.upsert_swap_config(fee_receiver_wallet_address=gina, fee_bps="20")
+    q = quote(emu, gina, USDC, ARB_USDC, HUNDRED_USDC)
+    done = execute(emu, q, USDC, ARB_USDC, HUNDRED_USDC)
+    emu.clock.advance(30)
+    settled = status(emu, done["swapRequestId"])  # the fill runs in a transaction of its own
+    assert settled["status"] == "COMPLETED"
+    reread = StateFile.open(tmp_path / "state.sqlite")
+    try:
+        document = reread.read()
+    finally:
+        reread.close()
+    assert document == emu.to_document()
+    again = Emulator.from_document(document, exact_order=False)
+    again.clock.freeze(emu.clock.now_ms())
+    answer = again.get_swap_status(swap_request_id=done["swapRequestId"])
+    answer.pop("activity")
+    assert answer == settled
+    assert len(record(again).swap_fees) == 1
