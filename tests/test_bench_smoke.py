@@ -40,6 +40,7 @@ TABLES = {
     "latency.py": "p99 / median",
     "snapshots.py": "snapshot() + restore()",
     "signing.py": "facade sign_raw_payload",
+    "swap.py": "| row | median | × floor | goal | status |",
 }
 
 
