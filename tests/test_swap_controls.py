@@ -626,3 +626,25 @@ def test_swaps_and_their_settlement_are_journaled(tmp_path):
     answer.pop("activity")
     assert answer == settled
     assert len(record(again).swap_fees) == 1
+
+
+def test_balance_webhooks_report_the_tokens_of_a_swap():
+    emu, alice, _, _ = new_world(74, Settings(webhook_synchronous=True))
+    emu.chains.fund(USDC, alice, HUNDRED_USDC)
+    hook, received = "https://hooks.example.test/balances", []
+    emu.webhooks.route(hook, received.append)
+    emu.create_webhook_endpoint(
+        url=hook, name="balances", subscriptions=[{"eventType": "BALANCE_CONFIRMED_UPDATES"}]
+    )
+    q = quote(emu, alice, USDC, WETH, HUNDRED_USDC)
+    answer = status(emu, execute(emu, q, USDC, WETH, HUNDRED_USDC)["swapRequestId"])
+    events = [json.loads(d.body)["msg"] for d in received]
+    moves = [
+        (m["operation"], m["address"], m["asset"]["symbol"], m["asset"]["amount"]) for m in events
+    ]
+    assert moves == [
+        ("withdraw", alice, "USDC", str(HUNDRED_USDC)),
+        ("deposit", alice, "WETH", q["outputAmount"]),
+    ]
+    assert {m["txHash"] for m in events} == {answer["originTxHash"]}
+    assert events[1]["asset"]["caip19"] == WETH and events[1]["asset"]["decimals"] == "18"
