@@ -26,7 +26,7 @@ from ..ground.models import Organization, PrivateKey, SignerRef, User, Wallet
 from ..policy import Lazy, PolicyEvaluationError, Timestamp, abi, idl
 from ..policy.catalog import activity_kind, exposed_params, resource_action
 from ..policy.chains import eip712_view, eip7702_view, ethereum_view, solana_view
-from . import swap_intents, velocity
+from . import velocity
 from .send_intents import send_intent_transaction, unsigned_of_signed_send
 
 ETHEREUM_INTERFACE = "SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM"
@@ -50,6 +50,13 @@ class Approval:
     scheme: str
 
 
+def _swap_send(org: Organization, params: Mapping[str, Any]) -> Json | None:
+    """The send an ``execute_swap`` makes (its module loads the swap provider: only then)."""
+    from . import swap_intents
+
+    return swap_intents.as_send(org, params)
+
+
 def condition_environment(
     org: Organization,
     activity_type: str,
@@ -70,7 +77,7 @@ def condition_environment(
     if resource_and_action is not None:
         activity["resource"], activity["action"] = resource_and_action
     env: Json = {"activity": activity, "time": {"now": Timestamp.from_ns(now_ns)}}
-    sent = swap_intents.as_send(org, params) if "quoteId" in params else None
+    sent = _swap_send(org, params) if "quoteId" in params else None
     _add_targets(env, org, sent or params)  # a swap reads as the send it makes
     _add_payloads(env, org, sent or params)
     if proposer_id is not None and org.velocity_controls:

@@ -31,7 +31,7 @@ from ..ground.models import Organization, VelocityBucket, VelocityControl, Veloc
 from ..ground.numbers import integer
 from ..ground.transaction import Transaction
 from ..policy import Lazy, PolicyEvaluationError
-from . import asset_transfers, swap_intents
+from . import asset_transfers
 from .asset_transfers import Number
 
 NANOS_PER_SECOND = 1_000_000_000
@@ -78,6 +78,8 @@ def measure(
     ``COUNT``), or ``None`` when it adds none."""
     source = control.data_source
     if "quoteId" in params:  # a swap counts as the send it makes (services/swap_intents.py)
+        from . import swap_intents
+
         params = swap_intents.as_send(org, params) or params
     execution = source.get("activityExecution")
     if execution is not None:
