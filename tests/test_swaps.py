@@ -266,3 +266,14 @@ def test_the_status_waits_for_the_block_time():
     assert first["status"] == "PENDING" and "originTxHash" not in first
     emu.clock.advance(2)
     assert status(emu, done["swapRequestId"])["status"] == "COMPLETED"
+
+
+def test_a_sponsored_solana_swap_leaves_the_fee_to_the_gas_station(world):
+    emu, _, _, sol = world
+    emu.chains.fund(SOL, sol, 2 * 10**9)
+    q = quote(emu, sol, SOL, SOL_USDC, 10**9)
+    answer = status(emu, execute(emu, q, SOL, SOL_USDC, 10**9, sponsor=True)["swapRequestId"])
+    assert answer["status"] == "COMPLETED"
+    # the input and the new token account's rent; no signature fee
+    assert lamports(emu, sol) == 2 * 10**9 - 10**9 - 2_039_280
+    assert spl_balance(emu, SOL_USDC_MINT, sol) == int(q["outputAmount"])
