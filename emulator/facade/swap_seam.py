@@ -47,8 +47,7 @@ class SwapSeam:
         """Set the USD price of the asset ``caip19`` names (``UnknownAsset`` if none)."""
         asset = parse(caip19)
         text = _price(usd)
-        with self._world.lock:
-            self._world.settings.asset_usd_prices[asset.caip19] = text
+        self._replace({asset.caip19: text})
 
     def set_prices(self, prices: dict[str, Any]) -> dict[str, str]:
         """Set several prices at once, all or none; the prices now set."""
@@ -58,8 +57,7 @@ class SwapSeam:
                 checked[parse(caip19).caip19] = _price(usd)
             except UnknownAsset as exc:
                 raise ValueError(str(exc)) from None
-        with self._world.lock:
-            self._world.settings.asset_usd_prices.update(checked)
+        self._replace(checked)
         return self.prices()
 
     def prices(self) -> dict[str, str]:
@@ -67,7 +65,14 @@ class SwapSeam:
 
     def clear_prices(self) -> None:
         with self._world.lock:
-            self._world.settings.asset_usd_prices.clear()
+            self._world.settings.asset_usd_prices = {}
+
+    def _replace(self, prices: dict[str, str]) -> None:
+        """A new table, never the old one changed: the pytest plugin puts a test's settings
+        back by restoring the objects they held (a shallow copy)."""
+        with self._world.lock:
+            settings = self._world.settings
+            settings.asset_usd_prices = {**settings.asset_usd_prices, **prices}
 
     def fail_next_fill(self, count: int = 1, reason: str = DEFAULT_FILL_FAILURE) -> None:
         if not isinstance(count, int) or isinstance(count, bool) or count < 1:
