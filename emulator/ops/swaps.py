@@ -21,7 +21,7 @@ from ..crypto.default_paths import default_account
 from ..ground import swap_messages as say
 from ..ground.errors import InvalidArgument
 from ..ground.schema import Boolean, String, obj, opt
-from ..services import broadcast, keys, swap_windows, swaps
+from ..services import broadcast, keys, swap_status, swap_windows, swaps
 from ..services.context import Context
 from .registry import Version, activity, query
 from .wallets import new_wallet
@@ -166,7 +166,7 @@ def execute_swap(ctx: Context, params: Params) -> Params:
     result_keys=STATUS_KEYS,
 )
 def get_swap_status(ctx: Context, body: Params) -> Params:
-    return swaps.status(ctx, body["swapRequestId"])
+    return swap_status.status(ctx, body["swapRequestId"])
 
 
 def _receiver(ctx: Context, address: str) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 from ..ground import swap_messages as say
 from ..ground.errors import FAILED_PRECONDITION, InvalidArgument, TurnkeyApiError
 from ..ground.models import Organization
-from ..ground.swaps import SwapConfig, SwapFee, SwapLimit, SwapUsage
+from ..ground.swaps import SwapConfig, SwapFee, SwapLimit, SwapQuote, SwapUsage
 from .context import Context
 from .swap_pricing import FEE_CAP_BPS, usd_string
 
@@ -210,3 +210,12 @@ def accrue(ctx: Context, swap_request_id: str, usd: Decimal) -> None:
 
 def unclaimed(parent: Organization) -> list[SwapFee]:
     return [f for f in parent.swap_fees.values() if f.claim_id is None]
+
+
+def completed(ctx: Context, quote: SwapQuote, swap_id: str) -> None:
+    """What a completed swap owes and uses: the client fee, the windows' usage."""
+    accrue(ctx, swap_id, Decimal(quote.client_fee_usd))
+    if quote.fee_sponsorship:
+        record_usage(ctx, FEE_SPONSORSHIP, Decimal(quote.sponsored_usd))
+    if quote.fixed_rate:
+        record_usage(ctx, FIXED_RATE, Decimal(quote.fixed_rate_adjustment_usd))

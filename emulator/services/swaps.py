@@ -5,34 +5,29 @@ organization that holds the input, and keeps the quote until it expires (30 s on
 emulator's clock). ``execute_swap`` takes exactly one unexpired quote whose terms the intent
 restates, builds the swap's transaction (``swap_intents.py``) and sends it as
 ``eth_send_transaction`` / ``sol_send_transaction`` would (``evm_send.py``,
-``broadcast.py``: the same keys, gas station, statuses and webhooks). ``get_swap_status``
-answers the normalized lifecycle of ``track-swap-status.mdx``: PENDING until the origin
-transaction is included (same chain) or the destination leg settles (cross chain, after
-``Settings.swap_fill_delay_s``), then COMPLETED or FAILED.
+``broadcast.py``: the same keys, gas station, statuses and webhooks). The statuses and the
+destination leg are ``swap_status.py``.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-from decimal import Decimal
 from typing import Any
 
 from ..chains import catalog
-from ..chains.errors import ChainError, ChainUnavailable
+from ..chains.errors import ChainUnavailable
 from ..chains.network import chains_of
-from ..chains.swap_provider import FILL, PROVIDER, REFUND, provider_of
+from ..chains.swap_provider import PROVIDER, provider_of
 from ..chains.tokens import Asset, UnknownAsset, parse
 from ..ground import swap_messages as say
 from ..ground.errors import InvalidArgument, NotFound
 from ..ground.swaps import SwapQuote, SwapRequest
 from . import broadcast, evm_send, keys
 from .context import Context
-from .swap_intents import evm_calls, order_of, quote_key
+from .swap_intents import evm_calls, order_of
 from .swap_pricing import (
     DEFAULT_SLIPPAGE_BPS,
     MAX_SLIPPAGE_BPS,
-    PROVIDER_FEE_BPS,
     QUOTE_TTL_S,
     SAME_CHAIN_SECONDS,
     SWAP_CHAINS,
@@ -43,12 +38,11 @@ from .swap_pricing import (
 from .swap_windows import (
     FEE_SPONSORSHIP,
     FIXED_RATE,
-    accrue,
     bps_param,
     check_window,
     client_fee_bps,
+    completed,
     precondition,
-    record_usage,
 )
 
 SAME_CHAIN, CROSS_CHAIN = "SAME_CHAIN", "CROSS_CHAIN"
@@ -368,112 +362,4 @@ def _run(
         request.settles_at_ms = sent.included_at_ms + int(ctx.settings.swap_fill_delay_s * 1000)
         return
     request.outcome, request.output_amount = COMPLETED, quote.output_amount
-    _completed(ctx, quote, request.swap_request_id)
-
-
-def _completed(ctx: Context, quote: SwapQuote, swap_id: str) -> None:
-    """What a completed swap owes and uses: the client fee, the windows' usage."""
-    accrue(ctx, swap_id, Decimal(quote.client_fee_usd))
-    if quote.fee_sponsorship:
-        record_usage(ctx, FEE_SPONSORSHIP, Decimal(quote.sponsored_usd))
-    if quote.fixed_rate:
-        record_usage(ctx, FIXED_RATE, Decimal(quote.fixed_rate_adjustment_usd))
-
-
-# ----- the destination leg and the status --------------------------------------------------
-
-
-def settle_due(ctx: Context) -> None:
-    """Carry out the destination leg of every cross-chain swap of the organization whose
-    delay has passed: the solver's fill on the destination chain, or its refund on the origin
-    chain; each in a transaction of its own (kept by the journal)."""
-    now_ms = _now_ms(ctx)
-    due = [s for s in ctx.org.swaps.values() if not s.settled and s.settles_at_ms <= now_ms]
-    for request in due:
-        tx = ctx.world.transaction()
-        inner = dataclasses.replace(ctx, tx=tx)
-        try:
-            _settle(inner, request)
-        except BaseException:
-            tx.rollback()
-            raise
-        tx.commit()
-
-
-def _settle(ctx: Context, request: SwapRequest) -> None:
-    quote = ctx.org.swap_quotes[request.quote_id]
-    provider = provider_of(chains_of(ctx.world))
-    ident = quote_key(quote.quote_id)
-    if not request.fill_fails:
-        asset_out = parse(request.output_token)
-        try:
-            tx_hash = provider.pay(
-                asset_out, FILL, ident, request.destination_address, int(quote.output_amount)
-            )
-        except (ChainError, ChainUnavailable) as exc:
-            request_error = {"reason": FILL_FAILED, "message": str(exc)}
-            ctx.tx.set(request, "error", request_error)
-            ctx.tx.set(request, "outcome", FAILED)
-            ctx.tx.set(request, "settled", True)
-            return
-        ctx.tx.set(request, "destination_tx_hashes", [tx_hash])
-        ctx.tx.set(request, "output_amount", quote.output_amount)
-        ctx.tx.set(request, "settled", True)
-        _completed(ctx, quote, request.swap_request_id)
-        return
-    asset_in = parse(request.input_token)
-    amount = int(request.input_amount) * (10_000 - PROVIDER_FEE_BPS) // 10_000
-    reason = (request.error or {}).get("providerReason") or "fill failed"
-    error = {
-        "reason": FILL_FAILED,
-        "message": f"the provider could not fill the swap on {parse(request.output_token).network.caip2}",
-        "providerReason": reason,
-    }
-    try:
-        tx_hash = provider.pay(asset_in, REFUND, ident, request.sign_with, amount)
-        refund: Any = {"asset": asset_in.caip19, "amount": str(amount), "txHash": tx_hash}
-    except (ChainError, ChainUnavailable):
-        refund = None
-    ctx.tx.set(request, "error", error)
-    ctx.tx.set(request, "refund", refund)
-    ctx.tx.set(request, "settled", True)
-
-
-def status(ctx: Context, swap_request_id: str) -> dict[str, Any]:
-    request = ctx.org.swaps.get(swap_request_id)
-    if request is None:
-        raise NotFound(say.swap_not_found(swap_request_id))
-    if not request.settled and request.settles_at_ms <= _now_ms(ctx):
-        try:
-            settle_due(ctx)
-        except ChainUnavailable as exc:
-            raise broadcast.chain_unavailable(exc) from None
-    now_ms = _now_ms(ctx)
-    done = request.settled and now_ms >= request.settles_at_ms
-    state = request.outcome if done else PENDING
-    view: dict[str, Any] = {
-        "status": state,
-        "swapKind": request.swap_kind,
-        "provider": request.provider,
-        "inputToken": request.input_token,
-        "outputToken": request.output_token,
-        "inputAmount": request.input_amount,
-        "destinationAddress": request.destination_address,
-    }
-    updated = request.created_at // 1_000_000
-    if request.origin_tx_hash and now_ms >= request.origin_included_at_ms:
-        view["originTxHash"] = request.origin_tx_hash
-        updated = max(updated, request.origin_included_at_ms)
-    if done:
-        updated = max(updated, request.settles_at_ms)
-        if state == COMPLETED:
-            if request.output_amount is not None:
-                view["outputAmount"] = request.output_amount
-            if request.destination_tx_hashes:
-                view["destinationTxHashes"] = list(request.destination_tx_hashes)
-        else:
-            view["error"] = {k: v for k, v in (request.error or {}).items() if v is not None}
-            if request.refund:
-                view["refund"] = request.refund
-    view["updatedAt"] = str(updated)
-    return view
+    completed(ctx, quote, request.swap_request_id)
