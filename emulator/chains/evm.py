@@ -70,7 +70,7 @@ class EmbeddedEvm:
         self._backend.chain.chain_id = chain_id
         self.tester = EthereumTester(self._backend)
         self._reads: dict[tuple[str, int], int] = {}  # storage reads of the block below
-        self._reads_at = -1
+        self._reads_at = b""
 
     # ----- reads --------------------------------------------------------------------------
 
@@ -84,9 +84,10 @@ class EmbeddedEvm:
         return bytes.fromhex(self.tester.get_code(address, "latest")[2:])
 
     def storage(self, address: str, slot: int) -> int:
-        """A storage slot on the latest state. Reads are remembered until the next block
-        (every write mines one): a token balance read twice costs one trie walk."""
-        head = self._backend.chain.header.block_number
+        """A storage slot on the latest state. Reads are remembered while the latest block is
+        the same (every write mines one; a snapshot reverted to changes it too): a token
+        balance read twice costs one trie walk."""
+        head = self._backend.chain.header.parent_hash  # the latest block, whatever mined it
         if head != self._reads_at:
             self._reads.clear()
             self._reads_at = head
