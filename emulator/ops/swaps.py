@@ -15,7 +15,7 @@ from typing import Any
 
 from ..chains.errors import ChainError, ChainUnavailable
 from ..chains.network import chains_of
-from ..chains.swap_provider import FEE_CLAIM, PROVIDER, provider_of
+from ..chains.swap_provider import FEE_CLAIM, provider_of
 from ..chains.tokens import parse
 from ..crypto.default_paths import default_account
 from ..ground import swap_messages as say
@@ -122,13 +122,6 @@ def create_swap_quote(ctx: Context, params: Params) -> Params:
     return {"quotes": [swaps.quote_view(swaps.create_quote(ctx, params), v2=True)]}
 
 
-def _execute_v1(params: Params) -> Params:
-    provider = params.get("provider")
-    if provider not in (None, "", PROVIDER):
-        raise InvalidArgument(f"invalid provider: {provider!r} (the provider is {PROVIDER!r})")
-    return params
-
-
 @activity(
     "execute_swap",
     summary="Execute a swap",
@@ -139,7 +132,6 @@ def _execute_v1(params: Params) -> Params:
             "executeSwapIntent",
             "executeSwapResult",
             EXECUTE_V1,
-            upgrade=_execute_v1,
         ),
         Version(
             "ACTIVITY_TYPE_EXECUTE_SWAP_V2",

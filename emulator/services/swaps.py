@@ -221,6 +221,9 @@ def _bound_quote(ctx: Context, params: dict[str, Any]) -> SwapQuote:
 
 def _v1_quote(ctx: Context, params: dict[str, Any]) -> tuple[SwapQuote, int]:
     """``ACTIVITY_TYPE_EXECUTE_SWAP`` (no quote id): quote now, execute with its floor."""
+    provider = params.get("provider")
+    if provider not in (None, "", PROVIDER):
+        raise InvalidArgument(f"invalid provider: {provider!r} (the provider is {PROVIDER!r})")
     quote = create_quote(
         ctx,
         {
