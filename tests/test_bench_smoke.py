@@ -42,6 +42,7 @@ TABLES = {
     "snapshots.py": "snapshot() + restore()",
     "signing.py": "facade sign_raw_payload",
     "node_kit.py": "| row | median | × floor | floor | n |",
+    "swap.py": "| row | median | × floor | goal | status |",
 }
 
 

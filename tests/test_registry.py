@@ -48,6 +48,7 @@ def test_facade_has_no_method_the_registry_does_not_know():
         "call",
         "calls",
         "faults",
+        "swap",
         "organization",
         "outbox",
         "checkpoint",

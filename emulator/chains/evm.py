@@ -69,6 +69,8 @@ class EmbeddedEvm:
         # The chain id is a class attribute of eth-tester's chain; the VM reads it per call.
         self._backend.chain.chain_id = chain_id
         self.tester = EthereumTester(self._backend)
+        self._reads: dict[tuple[str, int], int] = {}  # storage reads of the block below
+        self._reads_at = b""
 
     # ----- reads --------------------------------------------------------------------------
 
@@ -82,7 +84,19 @@ class EmbeddedEvm:
         return bytes.fromhex(self.tester.get_code(address, "latest")[2:])
 
     def storage(self, address: str, slot: int) -> int:
-        return int(self.tester.get_storage_at(address, hex(slot), "latest"), 16)
+        """A storage slot on the latest state. Reads are remembered while the latest block is
+        the same (every write mines one; a snapshot reverted to changes it too): a token
+        balance read twice costs one trie walk."""
+        head = self._backend.chain.header.parent_hash  # the latest block, whatever mined it
+        if head != self._reads_at:
+            self._reads.clear()
+            self._reads_at = head
+        key = (address.lower(), slot)
+        found = self._reads.get(key)
+        if found is None:
+            found = int(self.tester.get_storage_at(address, hex(slot), "latest"), 16)
+            self._reads[key] = found
+        return found
 
     def base_fee(self) -> int:
         return int(self.tester.get_block_by_number("latest")["base_fee_per_gas"])

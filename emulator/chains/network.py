@@ -35,6 +35,8 @@ class Chains:
         self._sponsor_key = keccak256(b"turnkey-emulator gas station")
         # the CAIP-19 ids of the tokens written onto their chains so far
         self.tokens_deployed: set[str] = set()
+        # the simulated swap provider's side of the chains (``swap_provider.Provider``)
+        self.swap_provider: Any = None
 
     # ----- the chains -----------------------------------------------------------------------
 

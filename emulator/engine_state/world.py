@@ -97,6 +97,11 @@ class Settings:
     )
     # USD prices by CAIP-19 id, over the defaults of services/prices.py (emu.swap.set_price)
     asset_usd_prices: dict[str, str] = field(default_factory=dict)
+    # Swaps (docs/swap.md): the Early Access flag Turnkey grants (granted here), whether the
+    # organizations are on the Enterprise plan (stable-pair fees), a cross-chain fill's delay
+    swap_early_access: bool = True
+    swap_enterprise: bool = True
+    swap_fill_delay_s: float = 30.0
     # The conventions behind *_P2SH, *_P2WSH and TON addresses (not public; see AddressOptions).
     address_options: AddressOptions = field(default_factory=AddressOptions)
     # The OIDC tokens ``oauth2_authenticate`` issues: their ``iss`` (Turnkey's URL; the

@@ -8,8 +8,10 @@ reported when the address is a wallet account of the billing organization or of 
 sub-organizations (the docs: not for private key addresses; ``organizationId`` is the
 account's organization). ``balances:confirmed`` goes when the chain includes it,
 ``balances:finalized`` two block times later (at once with no block time): the emulator's
-finalization threshold. Only the native asset is reported (the supported assets are the
-native ones), and only EVM chains (the Solana runtime has no blocks to report). The block's
+finalization threshold. The native asset is reported, and the ERC-20 ``Transfer`` logs of the
+supported tokens (``chains/tokens.py``, through the callable the broadcasting service passes
+down: a swap's input leaving and its output arriving); only EVM chains (the Solana runtime has
+no blocks to report). The block's
 number, hash and time are read from the chain's receipt.
 """
 
@@ -20,6 +22,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from ..crypto.addresses.chains import eip55
 from ..engine_state.store import Store
 from ..engine_state.world import World
 from ..ground.models import Organization, SentTransaction, WebhookEndpoint
@@ -58,20 +61,70 @@ def _emit(
     wanted: list[tuple[str, str, int, list[WebhookEndpoint]]],
     chain: Callable[[], tuple[Any, Any]],
 ) -> None:
-    receipt, network = chain()
-    if receipt is None or receipt.status != 1 or not receipt.value or receipt.to is None:
+    landed = chain()
+    receipt, network = landed[0], landed[1]
+    token_of = landed[2] if len(landed) > 2 else None
+    if receipt is None or receipt.status != 1:
         return
+    native = {
+        "symbol": network.native.symbol,
+        "name": network.native.name,
+        "decimals": str(network.native.decimals),
+        "caip19": network.native_caip19,
+    }
+    moves: list[tuple[str, str, int, dict[str, str]]] = []
+    if receipt.value and receipt.to is not None:
+        moves.append((receipt.sender, receipt.to, receipt.value, native))
+    if token_of is not None:
+        moves += _token_moves(receipt, token_of)
     block_ms = int(world.settings.chain_block_time_s * 1000)
-    for operation, address in (("withdraw", receipt.sender), ("deposit", receipt.to)):
+    for source, target, amount, asset in moves:
+        _emit_move(
+            world, billing, sent, wanted, receipt, network, block_ms, source, target, amount, asset
+        )
+
+
+# ERC-20's Transfer(address indexed from, address indexed to, uint256 value)
+_TRANSFER = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
+
+
+def _token_moves(
+    receipt: Any, token_of: Callable[[str], dict[str, str] | None]
+) -> list[tuple[str, str, int, dict[str, str]]]:
+    """The ERC-20 ``Transfer`` logs of the receipt whose token is a supported asset."""
+    moves = []
+    for contract, topics, data in receipt.logs:
+        if len(topics) != 3 or topics[0].lower() != _TRANSFER or len(data) != 66:
+            continue
+        asset = token_of(contract)
+        if asset is not None:
+            source = eip55(bytes.fromhex(topics[1][-40:]))
+            target = eip55(bytes.fromhex(topics[2][-40:]))
+            moves.append((source, target, int(data, 16), asset))
+    return moves
+
+
+def _emit_move(
+    world: World,
+    billing: Organization,
+    sent: SentTransaction,
+    wanted: list[tuple[str, str, int, list[WebhookEndpoint]]],
+    receipt: Any,
+    network: Any,
+    block_ms: int,
+    source: str,
+    target: str,
+    amount: int,
+    asset: dict[str, str],
+) -> None:
+    for operation, address in (("withdraw", source), ("deposit", target)):
         owner = _account_owner(world.store, billing, address)
         if owner is None:
             continue
         for event_type, type_name, blocks, endpoints in wanted:
             if not endpoints:
                 continue
-            key = (
-                f"{sent.tx_hash}:{address.lower()}:{operation}:{network.native_caip19}:{type_name}"
-            )
+            key = f"{sent.tx_hash}:{address.lower()}:{operation}:{asset['caip19']}:{type_name}"
             event = {
                 "type": type_name,
                 "organizationId": owner.organization_id,
@@ -82,13 +135,7 @@ def _emit(
                     "txHash": sent.tx_hash,
                     "address": address,
                     "idempotencyKey": event_id_of(key),
-                    "asset": {
-                        "symbol": network.native.symbol,
-                        "name": network.native.name,
-                        "decimals": str(network.native.decimals),
-                        "caip19": network.native_caip19,
-                        "amount": str(receipt.value),
-                    },
+                    "asset": {**asset, "amount": str(amount)},
                     "block": {
                         "number": str(receipt.block_number),
                         "hash": receipt.block_hash,

@@ -23,6 +23,11 @@ class ClaimEarnFeesResult(TypedDict):
     claimRequestId: str
 
 
+class ClaimSwapFeesResult(TypedDict):
+    activity: dict[str, Any]
+    requestId: str
+
+
 class _ApiKeyParamsRequired(TypedDict):
     apiKeyName: str
     publicKey: str
@@ -292,6 +297,11 @@ class _CreateSubOrganizationResultRequired(TypedDict):
 class CreateSubOrganizationResult(_CreateSubOrganizationResultRequired, total=False):
     wallet: dict[str, Any]
     rootUserIds: list[str]
+
+
+class CreateSwapQuoteResult(TypedDict):
+    activity: dict[str, Any]
+    quotes: list[dict[str, Any]]
 
 
 class NewOperatorParams(TypedDict):
@@ -585,6 +595,16 @@ class EthSendTransactionResult(TypedDict):
 Caip22 = Literal["eip155:1", "eip155:11155111", "eip155:8453", "eip155:84532", "eip155:137", "eip155:80002", "eip155:56", "eip155:97", "eip155:10", "eip155:11155420", "eip155:143", "eip155:10143", "eip155:42161", "eip155:421614"]
 
 
+class _ExecuteSwapResultRequired(TypedDict):
+    activity: dict[str, Any]
+    swapRequestId: str
+
+
+class ExecuteSwapResult(_ExecuteSwapResultRequired, total=False):
+    provider: str
+    quoteId: str
+
+
 class ExportPrivateKeyResult(TypedDict):
     activity: dict[str, Any]
     privateKeyId: str
@@ -803,6 +823,32 @@ class GetSessionProfilesResult(TypedDict):
 class GetSmartContractInterfaceResult(TypedDict):
     activity: dict[str, Any]
     smartContractInterface: dict[str, Any]
+
+
+class GetSwapSponsorshipUsageResult(TypedDict):
+    activity: dict[str, Any]
+    feeSponsorship: dict[str, Any]
+    fixedRate: dict[str, Any]
+
+
+class _GetSwapStatusResultRequired(TypedDict):
+    activity: dict[str, Any]
+    status: str
+    swapKind: str
+    provider: str
+    inputToken: str
+    outputToken: str
+    inputAmount: str
+    updatedAt: str
+
+
+class GetSwapStatusResult(_GetSwapStatusResultRequired, total=False):
+    originTxHash: str
+    destinationTxHashes: list[str]
+    outputAmount: str
+    refund: dict[str, Any]
+    error: dict[str, Any]
+    destinationAddress: str
 
 
 class GetTvcAppResult(TypedDict):
@@ -1328,6 +1374,21 @@ class UpdateWalletResult(TypedDict):
     walletId: str
 
 
+class _UpsertSwapConfigResultRequired(TypedDict):
+    activity: dict[str, Any]
+
+
+class UpsertSwapConfigResult(_UpsertSwapConfigResultRequired, total=False):
+    feeReceiverWalletAddress: str
+    feeBps: str
+    stableFeeBps: str
+
+
+class UpsertSwapFeeSponsorshipLimitConfigResult(TypedDict):
+    activity: dict[str, Any]
+    organizationId: str
+
+
 class _ValidateTvcImageResultRequired(TypedDict):
     activity: dict[str, Any]
 
@@ -1399,6 +1460,22 @@ class OperationMethods:
         return cast(
             "ClaimEarnFeesResult",
             self._run_operation("claim_earn_fees", {"wrapperAddress": wrapper_address}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("claim_swap_fees")
+    def claim_swap_fees(
+        self,
+        *,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CLAIM_SWAP_FEES"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> ClaimSwapFeesResult:
+        """Claim swap fees (``/public/v1/submit/claim_swap_fees``)."""
+        return cast(
+            "ClaimSwapFeesResult",
+            self._run_operation("claim_swap_fees", {}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_api_keys")
@@ -1752,6 +1829,30 @@ class OperationMethods:
         return cast(
             "CreateSubOrganizationResult",
             self._run_operation("create_sub_organization", {"subOrganizationName": sub_organization_name, "rootUsers": root_users, "rootQuorumThreshold": root_quorum_threshold, "wallet": wallet, "disableEmailRecovery": disable_email_recovery, "disableEmailAuth": disable_email_auth, "disableSmsAuth": disable_sms_auth, "disableOtpEmailAuth": disable_otp_email_auth, "verificationToken": verification_token, "clientSignature": client_signature, "privateKeys": private_keys, "name": name, "rootAuthenticator": root_authenticator}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("create_swap_quote")
+    def create_swap_quote(
+        self,
+        *,
+        sign_with: str,
+        input_token: str,
+        output_token: str,
+        input_amount: str,
+        slippage_bps: str | None = None,
+        destination_address: str | None = None,
+        fee_sponsorship: bool | None = None,
+        fixed_rate: bool | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_CREATE_SWAP_QUOTE", "ACTIVITY_TYPE_CREATE_SWAP_QUOTE_V2", "ACTIVITY_TYPE_CREATE_SWAP_QUOTE_V3"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> CreateSwapQuoteResult:
+        """Create a swap quote (``/public/v1/submit/create_swap_quote``)."""
+        return cast(
+            "CreateSwapQuoteResult",
+            self._run_operation("create_swap_quote", {"signWith": sign_with, "inputToken": input_token, "outputToken": output_token, "inputAmount": input_amount, "slippageBps": slippage_bps, "destinationAddress": destination_address, "feeSponsorship": fee_sponsorship, "fixedRate": fixed_rate}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("create_tvc_app")
@@ -2556,6 +2657,36 @@ class OperationMethods:
             self._run_operation("eth_undelegate_7702", {"from": from_, "caip2": caip2, "nonce": nonce, "gasLimit": gas_limit, "maxFeePerGas": max_fee_per_gas, "maxPriorityFeePerGas": max_priority_fee_per_gas}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
+    @operation("execute_swap")
+    def execute_swap(
+        self,
+        *,
+        input_token: str,
+        input_amount: str,
+        output_token: str,
+        min_output_amount: str,
+        quote_id: str | None = None,
+        quoted_output_amount: str | None = None,
+        sponsor: bool | None = None,
+        evm_nonce: str | None = None,
+        recent_blockhash: str | None = None,
+        gas_station_nonce: str | None = None,
+        destination_address: str | None = None,
+        wallet_account: str | None = None,
+        slippage: str | None = None,
+        provider: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_EXECUTE_SWAP", "ACTIVITY_TYPE_EXECUTE_SWAP_V2", "ACTIVITY_TYPE_EXECUTE_SWAP_V3"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> ExecuteSwapResult:
+        """Execute a swap (``/public/v1/submit/execute_swap``)."""
+        return cast(
+            "ExecuteSwapResult",
+            self._run_operation("execute_swap", {"inputToken": input_token, "inputAmount": input_amount, "outputToken": output_token, "minOutputAmount": min_output_amount, "quoteId": quote_id, "quotedOutputAmount": quoted_output_amount, "sponsor": sponsor, "evmNonce": evm_nonce, "recentBlockhash": recent_blockhash, "gasStationNonce": gas_station_nonce, "destinationAddress": destination_address, "walletAccount": wallet_account, "slippage": slippage, "provider": provider}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
     @operation("export_private_key")
     def export_private_key(
         self,
@@ -3090,6 +3221,33 @@ class OperationMethods:
         return cast(
             "GetSmartContractInterfaceResult",
             self._run_operation("get_smart_contract_interface", {"smartContractInterfaceId": smart_contract_interface_id}, organization_id, caller),
+        )
+
+    @operation("get_swap_sponsorship_usage")
+    def get_swap_sponsorship_usage(
+        self,
+        *,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetSwapSponsorshipUsageResult:
+        """Get swap sponsorship usage (``/public/v1/query/get_swap_sponsorship_usage``)."""
+        return cast(
+            "GetSwapSponsorshipUsageResult",
+            self._run_operation("get_swap_sponsorship_usage", {}, organization_id, caller),
+        )
+
+    @operation("get_swap_status")
+    def get_swap_status(
+        self,
+        *,
+        swap_request_id: str,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+    ) -> GetSwapStatusResult:
+        """Get swap status (``/public/v1/query/get_swap_status``)."""
+        return cast(
+            "GetSwapStatusResult",
+            self._run_operation("get_swap_status", {"swapRequestId": swap_request_id}, organization_id, caller),
         )
 
     @operation("get_tvc_app")
@@ -4823,6 +4981,65 @@ class OperationMethods:
         return cast(
             "CreateWebhookEndpointResult",
             self._run_operation("update_webhook_endpoint", {"endpointId": endpoint_id, "url": url, "name": name, "isActive": is_active}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("upsert_swap_config")
+    def upsert_swap_config(
+        self,
+        *,
+        fee_receiver_wallet_address: str | None = None,
+        fee_bps: str | None = None,
+        stable_fee_bps: str | None = None,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_UPSERT_SWAP_CONFIG"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> UpsertSwapConfigResult:
+        """Upsert swap configuration (``/public/v1/submit/upsert_swap_config``)."""
+        return cast(
+            "UpsertSwapConfigResult",
+            self._run_operation("upsert_swap_config", {"feeReceiverWalletAddress": fee_receiver_wallet_address, "feeBps": fee_bps, "stableFeeBps": stable_fee_bps}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("upsert_swap_fee_sponsorship_limit_config")
+    def upsert_swap_fee_sponsorship_limit_config(
+        self,
+        *,
+        org_window_limit_usd: str,
+        sub_org_window_limit_usd: str,
+        window_duration_minutes: str,
+        enabled: bool,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_UPSERT_SWAP_FEE_SPONSORSHIP_LIMIT_CONFIG"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> UpsertSwapFeeSponsorshipLimitConfigResult:
+        """Upsert swap fee sponsorship limit configuration (``/public/v1/submit/upsert_swap_fee_sponsorship_limit_config``)."""
+        return cast(
+            "UpsertSwapFeeSponsorshipLimitConfigResult",
+            self._run_operation("upsert_swap_fee_sponsorship_limit_config", {"orgWindowLimitUsd": org_window_limit_usd, "subOrgWindowLimitUsd": sub_org_window_limit_usd, "windowDurationMinutes": window_duration_minutes, "enabled": enabled}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
+        )
+
+    @operation("upsert_swap_fixed_rate_limit_config")
+    def upsert_swap_fixed_rate_limit_config(
+        self,
+        *,
+        org_window_limit_usd: str,
+        sub_org_window_limit_usd: str,
+        window_duration_minutes: str,
+        enabled: bool,
+        organization_id: str | None = None,
+        caller: "Caller | None" = None,
+        activity_type: Literal["ACTIVITY_TYPE_UPSERT_SWAP_FIXED_RATE_LIMIT_CONFIG"] | None = None,
+        timestamp_ms: int | str | None = None,
+        generate_app_proofs: bool | None = None,
+    ) -> UpsertSwapFeeSponsorshipLimitConfigResult:
+        """Upsert swap fixed-rate limit configuration (``/public/v1/submit/upsert_swap_fixed_rate_limit_config``)."""
+        return cast(
+            "UpsertSwapFeeSponsorshipLimitConfigResult",
+            self._run_operation("upsert_swap_fixed_rate_limit_config", {"orgWindowLimitUsd": org_window_limit_usd, "subOrgWindowLimitUsd": sub_org_window_limit_usd, "windowDurationMinutes": window_duration_minutes, "enabled": enabled}, organization_id, caller, activity_type, timestamp_ms, generate_app_proofs),
         )
 
     @operation("validate_tvc_image")

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .oauth2 import EmulatorOAuth2
     from .oidc import EmulatorOidc
     from .onramp import EmulatorOnRamp
+    from .swap_seam import SwapSeam
 
 
 class Seams:
@@ -75,6 +76,14 @@ class Seams:
         (``deliveries``, ``find``, ``last``), receivers for endpoint URLs (``route``), the
         synchronous switch, ``wait``, ``run_due`` and the signing key (``jwks``)."""
         return self._world.webhooks
+
+    @property
+    def swap(self) -> SwapSeam:
+        """The simulated swap provider's seams (``facade/swap_seam.py``): ``set_price``,
+        ``fail_next_fill``, ``provider``. NOT part of Turnkey's API."""
+        from .swap_seam import SwapSeam
+
+        return SwapSeam(self._world)
 
     @property
     def backdoor(self) -> Backdoor:

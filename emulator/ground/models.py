@@ -12,6 +12,7 @@ from typing import Any
 
 from .earn_records import EarnPositionTotals, EarnRequest, EarnWrapper
 from .onramp import FiatOnRampCredential, FiatOnRampQuote, OnRampTransaction
+from .swaps import SwapConfig, SwapFee, SwapLimit, SwapQuote, SwapRequest, SwapUsage
 from .tvc_models import (
     TvcApp,
     TvcDeployment,
@@ -577,6 +578,13 @@ class Organization:
     earn_wrappers: dict[str, EarnWrapper] = field(default_factory=dict)
     earn_requests: dict[str, EarnRequest] = field(default_factory=dict)
     earn_positions: dict[str, EarnPositionTotals] = field(default_factory=dict)
+    # swaps (ground/swaps.py; the configuration, windows, usage and fees on the parent)
+    swap_quotes: dict[str, SwapQuote] = field(default_factory=dict)
+    swaps: dict[str, SwapRequest] = field(default_factory=dict)
+    swap_configs: dict[str, SwapConfig] = field(default_factory=dict)
+    swap_limits: dict[str, SwapLimit] = field(default_factory=dict)
+    swap_usage: dict[str, SwapUsage] = field(default_factory=dict)
+    swap_fees: dict[str, SwapFee] = field(default_factory=dict)
     # Derived from ``wallets`` and ``private_keys`` (not saved): their names -> ids.
     wallet_names: NameIndex = field(default_factory=NameIndex)
     private_key_names: NameIndex = field(default_factory=NameIndex)

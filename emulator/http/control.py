@@ -60,6 +60,8 @@ shape ``{code, message, details, turnkeyErrorCode}``.
   ready?, logs?}`` scripts it (``emulator/recorders/tvc_runtime.py``, docs/tvc.md).
 * ``earn/rewards`` ``{caip2, walletAddress, amount, caip19?}`` and ``earn/apy`` ``{caip2,
   vaultAddress, apyPct}``: the seeded Merkl rewards and the vaults' APYs (``control_earn.py``).
+* ``swap/prices`` ``{prices?: {caip19: usd}}`` → ``{prices}``; ``swap/fill_failures``
+  ``{count?, reason?}`` → ``{pending}``: the simulated swap provider's seams (``emu.swap``).
 """
 
 from __future__ import annotations
@@ -440,6 +442,10 @@ class Control:
         "tvc": _tvc,
         "earn/rewards": lambda self, params: control_earn.rewards(self.emulator, params),
         "earn/apy": lambda self, params: control_earn.apy(self.emulator, params),
+        "swap/prices": lambda self, p: control_chains.swap_prices(self.emulator.swap, p),
+        "swap/fill_failures": lambda self, p: control_chains.swap_fill_failures(
+            self.emulator.swap, p
+        ),
     }
 
 

@@ -1,4 +1,5 @@
-"""The control plane's chain seams: ``POST /emulator/v1/chains/fund``.
+"""The control plane's chain seams: ``POST /emulator/v1/chains/fund``, and the swap
+provider's: ``swap/prices``, ``swap/fill_failures``.
 
 ``{caip19, address, amount}`` sets ``address``'s balance of the asset (native or a token of
 ``emulator/chains/tokens.py``) to ``amount`` base units, a string of digits; the answer is
@@ -54,3 +55,22 @@ def fund(chains: Any, params: dict[str, Any]) -> dict[str, Any]:
     except ChainUnavailable as exc:
         raise ValueError(str(exc)) from None
     return {"caip19": asset.caip19, "address": address, "balance": str(balance)}
+
+
+def swap_prices(seam: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """``{prices?: {caip19: usd}}`` sets prices (all or none); answers ``{prices}``: every
+    price a test set (the defaults of ``services/prices.py`` apply to the rest)."""
+    prices = params.get("prices")
+    if prices is None:
+        return {"prices": seam.prices()}
+    if not isinstance(prices, dict):
+        raise ValueError("prices must be an object of CAIP-19 ids to USD prices")
+    return {"prices": seam.set_prices(prices)}
+
+
+def swap_fill_failures(seam: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """``{count?, reason?}``: the next executions fail to fill; answers ``{pending}``."""
+    count = params.get("count", 1)
+    reason = params.get("reason", "NO_LIQUIDITY")
+    seam.fail_next_fill(count, reason)
+    return {"pending": seam.pending_fill_failures()}

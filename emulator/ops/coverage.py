@@ -4,8 +4,8 @@
 of the newest official TypeScript client (``official_client.json``: its paths, read
 from the package) the registry implements, as activities and queries, and lists the
 ones still missing. ``--missing`` prints only those. Operations the emulator serves
-beyond that client (in the official OpenAPI document and Python SDK, not yet in the
-TypeScript client: the OAuth 2.0 credentials) are listed apart and not counted.
+beyond that client are listed apart and not counted: those of the official Python SDK
+(``turnkey-http`` 0.2.2: its three swap sponsorship paths) named as such.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 from .registry import REGISTRY
 
 OFFICIAL = Path(__file__).with_name("official_client.json")
+PYTHON_SDK = "the official Python SDK (turnkey-http 0.2.2)"
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class Coverage:
     official: tuple[str, ...]
     implemented: tuple[str, ...]
     beyond: tuple[str, ...] = ()  # served, but not in the client
+    python_sdk_only: tuple[str, ...] = ()  # of ``beyond``: the Python SDK's
 
     @property
     def missing(self) -> tuple[str, ...]:
@@ -53,7 +55,12 @@ def coverage() -> Coverage:
     known = set(official)
     implemented = tuple(sorted(op.path for op in REGISTRY.values() if op.path in known))
     beyond = tuple(sorted(op.path for op in REGISTRY.values() if op.path not in known))
-    return Coverage(f"{data['package']} {data['version']}", official, implemented, beyond)
+    python_sdk = tuple(
+        p for p in beyond if any(o.path == p and o.in_python_sdk for o in REGISTRY.values())
+    )
+    return Coverage(
+        f"{data['package']} {data['version']}", official, implemented, beyond, python_sdk
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -66,9 +73,10 @@ def main(argv: list[str]) -> int:
         print(f"  {path}")
     if "--missing" not in argv and report.beyond:
         print()
-        print(f"also served, beyond {report.client} (in the OpenAPI document and Python SDK):")
+        print(f"also served, beyond {report.client}:")
         for path in report.beyond:
-            print(f"    {path}")
+            source = PYTHON_SDK if path in report.python_sdk_only else "the OpenAPI document"
+            print(f"    {path}  (from {source})")
     return 0
 
 

@@ -11,6 +11,8 @@ asset's units (raw amount / 10**decimals, exact):
 * ``solana:<any cluster>/token:<mint>``: SPL transfers that name the mint (``TransferChecked``
   and ``TransferCheckedWithFee``; a plain ``Transfer`` names none).
 
+* a swap (``execute_swap``): its input, one transfer of the input asset.
+
 Other assets are accepted and never match.
 """
 
@@ -49,6 +51,9 @@ def amounts(
     batch; ``eth_send_raw_transaction``; ``sol_send_transaction``); one that does not parse
     is a policy evaluation error."""
     unsigned, kind = params.get("unsignedTransaction"), params.get("type")
+    swap_input = params.get("swapInput")
+    if isinstance(swap_input, Mapping):  # a swap's input (services/swap_intents.py)
+        return _swap_input(definitions, swap_input)
     try:
         if earn_transfer is not None:  # an Earn deposit's transfer (services/earn_intents.py)
             return _ethereum_transfers(definitions, earn_transfer)
@@ -63,6 +68,16 @@ def amounts(
     except (TransactionError, ValueError) as error:
         raise PolicyEvaluationError(f"InvalidTransaction: {error}") from None
     return []
+
+
+def _swap_input(definitions: list[Mapping[str, Any]], swap: Mapping[str, Any]) -> list[Number]:
+    """A swap moves its input out of the wallet: one transfer of the input asset (the address
+    of an ERC-20 compared without case)."""
+    return [
+        _scaled(int(swap["amount"]), 10 ** int(definition["decimals"]))
+        for definition in definitions
+        if str(definition["caip19"]).lower() == str(swap["caip19"]).lower()
+    ]
 
 
 def _sent(definitions: list[Mapping[str, Any]], params: Mapping[str, Any]) -> list[Number]:

@@ -342,9 +342,25 @@ def _with_blockhash(unsigned_hex: str, blockhash: str) -> str:
     return (signatures_part + new_message).hex()
 
 
-def _landed(world: World, sent: SentTransaction) -> tuple[Any, catalog.Network]:
-    """The chain's receipt of ``sent`` (None when it has none) and its network: what
+def _landed(world: World, sent: SentTransaction) -> tuple[Any, catalog.Network, Any]:
+    """The chain's receipt of ``sent`` (None when it has none), its network, and the asset of
+    a token contract (None unless a token of ``chains/tokens.py``): what
     ``events/balance_updates.py`` reports, read once the transaction has committed."""
+    from ..chains.tokens import find
+
     assert sent.tx_hash is not None
     receipt = chains_of(world).evm(sent.caip2).receipt(sent.tx_hash)
-    return receipt, catalog.network(sent.caip2)
+    network = catalog.network(sent.caip2)
+
+    def token_of(contract: str) -> dict[str, str] | None:
+        token = find(network.caip2, contract)
+        if token is None:
+            return None
+        return {
+            "symbol": token.symbol,
+            "name": token.name,
+            "decimals": str(token.decimals),
+            "caip19": token.caip19,
+        }
+
+    return receipt, network, token_of

@@ -50,6 +50,13 @@ class Approval:
     scheme: str
 
 
+def _swap_send(org: Organization, params: Mapping[str, Any]) -> Json | None:
+    """The send an ``execute_swap`` makes (its module loads the swap provider: only then)."""
+    from . import swap_intents
+
+    return swap_intents.as_send(org, params)
+
+
 def condition_environment(
     org: Organization,
     activity_type: str,
@@ -70,14 +77,15 @@ def condition_environment(
     if resource_and_action is not None:
         activity["resource"], activity["action"] = resource_and_action
     env: Json = {"activity": activity, "time": {"now": Timestamp.from_ns(now_ns)}}
-    _add_targets(env, org, params)
+    sent = _swap_send(org, params) if "quoteId" in params else None
+    _add_targets(env, org, sent or params)  # a swap reads as the send it makes
     earn = earn_intents.transaction(org, activity_type, params)
     if earn is not None:  # an Earn activity: the call it will sign (services/earn_intents.py)
         unsigned, sender = earn
         calls = contract_calls(org)
         env["eth"] = {"tx": Lazy(lambda: _parsed(ethereum_view, unsigned, sender, calls))}
     else:
-        _add_payloads(env, org, params)
+        _add_payloads(env, org, sent or params)
     if proposer_id is not None and org.velocity_controls:
         env["controls"] = Lazy(
             lambda: velocity.controls_keyword(org, activity_type, params, proposer_id, now_ns)

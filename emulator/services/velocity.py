@@ -77,6 +77,10 @@ def measure(
     """The group and the values of the points this activity adds to ``control`` (each 1 for
     ``COUNT``), or ``None`` when it adds none."""
     source = control.data_source
+    if "quoteId" in params:  # a swap counts as the send it makes (services/swap_intents.py)
+        from . import swap_intents
+
+        params = swap_intents.as_send(org, params) or params
     execution = source.get("activityExecution")
     if execution is not None:
         if not _type_matches(execution.get("filter"), activity_type):

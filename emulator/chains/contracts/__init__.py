@@ -5,6 +5,8 @@ Each ``<Name>.sol`` here was compiled with ``node compile.cjs <Name> > <Name>.js
 contract); the JSON keeps the compiler version, the ABI and both bytecodes.
 
 - ``EmulatorToken``: the ERC-20 written at each token's real address (``tokens.py``).
+- ``EmulatorSwapRouter``: the simulated swap provider's settlement contract
+  (``swap_provider.py``).
 """
 
 from __future__ import annotations
