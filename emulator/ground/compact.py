@@ -118,9 +118,10 @@ def compact(a: Activity) -> None:
         proposer.policy_outcomes = ()  # type: ignore[assignment]
     if len(a.votes) == 1 and type(proposer) is Vote:
         # Its message, signature, id and the result: one compressed string (``packed.py``).
+        plain = _parts(proposer) if VERIFY else None
         packed = PackedVote.of(proposer, a.activity_type, marshalled or b"")
-        if VERIFY:
-            _verify_packed(proposer, packed, marshalled or b"")
+        if plain is not None:
+            _verify_packed(plain, packed, marshalled or b"")
         a.votes = (packed,)  # type: ignore[assignment]
         if marshalled is not None:
             a.result = IN_VOTE
@@ -154,17 +155,16 @@ def _verify(a: Activity) -> None:
         raise AssertionError(f"activity {a.activity_id}: derived {derived} != {kept}")
 
 
-def _verify_packed(vote: Vote, packed: PackedVote, result: bytes) -> None:
-    parts = (packed.message, packed.result(), packed.signature, packed.vote_id)
-    if parts != (vote.message, result, vote.signature, vote.vote_id):
-        raise AssertionError(f"vote {vote.vote_id}: packed {parts}")
-    for name in Vote.__dataclass_fields__:  # type: ignore[attr-defined]
-        if getattr(packed, name) is not getattr(vote, name) and name not in (
-            "message",
-            "signature",
-            "vote_id",
-        ):
-            raise AssertionError(f"vote {vote.vote_id}: {name} not kept")
+def _parts(vote: Vote) -> dict[str, Any]:
+    return {name: getattr(vote, name) for name in Vote.__dataclass_fields__}  # type: ignore[attr-defined]
+
+
+def _verify_packed(plain: dict[str, Any], packed: PackedVote, result: bytes) -> None:
+    if packed.result() != result or _parts(packed) != plain:
+        raise AssertionError(f"vote {plain['vote_id']}: packed {_parts(packed)} != {plain}")
+    for name, value in plain.items():
+        if name not in ("message", "signature", "vote_id") and getattr(packed, name) is not value:
+            raise AssertionError(f"vote {plain['vote_id']}: {name} not kept")
 
 
 def intent_of(a: Activity) -> Json:

@@ -90,30 +90,39 @@ def unpack(packed: bytes) -> tuple[str, bytes, str, str]:
     return message, result, signature, raw[at : at + v].decode()
 
 
-# The slots of ``Vote`` a packed vote keeps as they are (the others are in ``packed``).
+# The slots of ``Vote`` a packed vote keeps as they are (the others are in the frame).
 _KEPT = tuple(
     name
     for name in Vote.__dataclass_fields__  # type: ignore[attr-defined]
     if name not in ("message", "signature", "vote_id")
 )
 _SLOTS = tuple(Vote.__dict__[name] for name in _KEPT)  # the member descriptors
+_MESSAGE = Vote.__dict__["message"]  # holds the frame in a packed vote
+_SIGNATURE = Vote.__dict__["signature"]
+_VOTE_ID = Vote.__dict__["vote_id"]
 
 
 class PackedVote(Vote):
     """A ``Vote`` whose message, signature and id (and its activity's result, when
-    ``compact`` put it here) are one compressed string. Reads the same; never written to
-    except ``voter`` (as a vote in memory) and ``policy_outcomes``."""
+    ``compact`` put it here) are one compressed string, kept in the ``message`` slot. Reads
+    the same; never written to except ``voter`` (as a vote in memory) and
+    ``policy_outcomes``. No slot of its own: a vote becomes one in place (``of``)."""
 
-    __slots__ = ("packed",)
-    packed: bytes
+    __slots__ = ()
 
     @classmethod
     def of(cls, vote: Vote, kind: str, result: bytes) -> PackedVote:
-        made = object.__new__(cls)
-        for slot in _SLOTS:
-            slot.__set__(made, slot.__get__(vote, Vote))
-        made.packed = pack(kind, vote.message, result, vote.signature, vote.vote_id)
-        return made
+        """``vote`` itself, packed in place (its class changed: the same layout)."""
+        packed = pack(kind, vote.message, result, vote.signature, vote.vote_id)
+        _MESSAGE.__set__(vote, packed)
+        _SIGNATURE.__set__(vote, "")
+        _VOTE_ID.__set__(vote, "")
+        vote.__class__ = cls
+        return vote  # type: ignore[return-value]
+
+    @property
+    def packed(self) -> bytes:
+        return _MESSAGE.__get__(self, Vote)  # type: ignore[no-any-return]
 
     @property  # type: ignore[override]
     def message(self) -> str:  # type: ignore[override]
@@ -139,5 +148,7 @@ def _restored(packed: bytes, kept: tuple[Any, ...]) -> PackedVote:
     made = object.__new__(PackedVote)
     for slot, value in zip(_SLOTS, kept, strict=True):
         slot.__set__(made, value)
-    made.packed = packed
+    _MESSAGE.__set__(made, packed)
+    _SIGNATURE.__set__(made, "")
+    _VOTE_ID.__set__(made, "")
     return made
