@@ -83,6 +83,12 @@ class Server:
                     return int(line.split()[1]) * 1024
         raise RuntimeError("no VmRSS")
 
+    def cpu_seconds(self) -> float:
+        """The server process's CPU time so far (user + system, ``/proc/PID/stat``)."""
+        with open(f"/proc/{self.process.pid}/stat") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def body(self, activity_type: str, params: dict[str, Any], n: int) -> bytes:
         return json.dumps(
             {
@@ -179,6 +185,7 @@ def drive(server: Server, plan_requests: int, slice_size: int, progress: Any) ->
     for index in range(plan_requests // slice_size):
         latencies.clear()
         slice_started = time.perf_counter()
+        cpu_before = server.cpu_seconds()
         with lock:
             state["end"] = (index + 1) * slice_size
         barrier.wait()  # go
@@ -190,11 +197,13 @@ def drive(server: Server, plan_requests: int, slice_size: int, progress: Any) ->
             "p50_ms": round(quantile(latencies, 0.50) * 1000, 2),
             "p99_ms": round(quantile(latencies, 0.99) * 1000, 2),
             "per_second": round(slice_size / seconds),
+            # the server's CPU a request: its own work, whatever the machine's load
+            "cpu_us": round((server.cpu_seconds() - cpu_before) / slice_size * 1e6, 1),
         }
         rows.append(row)
         progress(
             f"  {row['requests']:>9,}  RSS {row['rss_mib']:8.1f} MiB  p50 {row['p50_ms']:6.2f} ms"
-            f"  p99 {row['p99_ms']:6.2f} ms  {row['per_second']:,}/s"
+            f"  p99 {row['p99_ms']:6.2f} ms  {row['per_second']:,}/s  cpu {row['cpu_us']:.0f} µs"
             f"  ({time.perf_counter() - started:.0f} s)"
         )
     stop.set()
@@ -227,6 +236,8 @@ def run(plan: Plan, progress: Any, in_memory: int | None = None) -> dict[str, An
         "with_state": rows,
         "rss_last_over_first": round(last["rss_mib"] / first["rss_mib"], 3),
         "p99_last_over_first": round(last["p99_ms"] / first["p99_ms"], 3),
+        "cpu_last_over_first": round(last["cpu_us"] / first["cpu_us"], 3),
+        "load_average": os.getloadavg(),
         "without_state": memory_rows,
         "bytes_per_activity_without_state": round(grown / between) if between else None,
     }
@@ -256,7 +267,9 @@ def main() -> int:
     else:
         print(
             f"with --state: RSS last/first slice {rss:.3f}x (goal <= {RSS_GOAL}x), "
-            f"p99 last/first slice {p99:.3f}x (goal <= {P99_GOAL}x)"
+            f"p99 last/first slice {p99:.3f}x (goal <= {P99_GOAL}x), "
+            f"server CPU a request last/first slice {result['cpu_last_over_first']:.3f}x; "
+            f"load average {result['load_average'][0]:.2f}"
         )
         grown = result["bytes_per_activity_without_state"]
         if grown is not None:  # needs two slices

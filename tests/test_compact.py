@@ -3,6 +3,8 @@ and after, through the facade, the wire, documents and snapshots."""
 
 from __future__ import annotations
 
+import base64
+import copy
 import json
 import pickle
 
@@ -13,6 +15,8 @@ from emulator.accounts import account_spec
 from emulator.crypto.stamps import sign_stamp
 from emulator.ground import compact, render
 from emulator.ground.compact import DERIVED
+from emulator.ground.models import Vote
+from emulator.ground.packed import PackedVote, pack, unpack
 from emulator.http.app import handle
 
 from .helpers import add_user
@@ -59,8 +63,10 @@ def test_a_settled_activity_is_compacted_and_answers_the_same(emu: Emulator) -> 
         _sign(emu, address, i)
     record = emu.world.store.activities_by_id[first["id"]]
     assert record.intent is DERIVED and record.seed_intent is DERIVED
-    assert record.timestamp_ms is DERIVED and type(record.result) is bytes
+    assert record.timestamp_ms is DERIVED and record.result is compact.IN_VOTE
     assert record.mfa == () and record.app_proofs == ()
+    (vote,) = record.votes
+    assert type(vote) is PackedVote and len(vote.packed) < 300
     after = _views(emu, first["id"])
     assert after[0] == before[0]
     assert after[2] == before[2]
@@ -114,6 +120,12 @@ def test_a_wire_body_in_its_own_key_order_derives_its_intent_as_checked(emu: Emu
     # The same body again is the same activity.
     again = json.loads(handle(emu.world, "POST", path, headers, raw)[1])
     assert again["activity"] == before["activity"]
+    # The vote kept the exact bytes the client signed and its stamp's signature.
+    (vote,) = emu.world.store.activities_by_id[activity_id].votes
+    assert type(vote) is PackedVote
+    assert vote.message.encode() == raw
+    stamp = json.loads(base64.urlsafe_b64decode(headers["x-stamp"] + "=="))
+    assert vote.signature == stamp["signature"]
 
 
 def test_snapshots_and_documents_carry_compacted_activities(emu: Emulator) -> None:
@@ -122,6 +134,7 @@ def test_snapshots_and_documents_carry_compacted_activities(emu: Emulator) -> No
     answers = [emu.get_activity(activity_id=i) for i in made]
     saved = emu.snapshot()
     assert pickle.loads(pickle.dumps(DERIVED)) is DERIVED
+    assert pickle.loads(pickle.dumps(compact.IN_VOTE)) is compact.IN_VOTE
     _sign(emu, address, 10_000)
     emu.restore(saved)
     assert [emu.get_activity(activity_id=i) for i in made] == answers
@@ -150,3 +163,53 @@ def test_an_activity_awaiting_votes_is_compacted_only_once_settled(emu: Emulator
     done = emu.approve_activity(fingerprint=proposal["fingerprint"], caller=bob)["activity"]
     assert done["status"] == "ACTIVITY_STATUS_COMPLETED"
     assert emu.get_activity(activity_id=proposal["id"])["activity"] == {**done, "canApprove": False}
+
+
+def test_a_packed_vote_reads_as_the_vote_it_replaces(emu: Emulator) -> None:
+    address = _address(emu)
+    first = _sign(emu, address, 0)
+    org = emu.world.store.organizations[emu.organization().organization_id]
+    plain = org.activities[first["id"]].votes[0]
+    kept = {name: getattr(plain, name) for name in Vote.__dataclass_fields__}
+    kept["policy_outcomes"] = ()  # an empty list becomes the shared empty tuple
+    for i in range(1, compact.YOUNG + 2):
+        _sign(emu, address, i)
+    (packed,) = org.activities[first["id"]].votes
+    assert type(packed) is PackedVote and isinstance(packed, Vote)
+    assert {name: getattr(packed, name) for name in Vote.__dataclass_fields__} == kept
+    for copied in (pickle.loads(pickle.dumps(packed)), copy.deepcopy(packed)):
+        assert type(copied) is PackedVote and copied.packed == packed.packed
+        assert copied.message == plain.message and copied.vote_id == plain.vote_id
+    assert "message" not in repr(packed) and "signature" not in repr(packed)
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["", "{}", "é" * 300 + "\u0000", '{"parameters":{"payload":"' + "ab" * 5000 + '"}}'],
+)
+def test_pack_gives_back_what_it_was_given(message: str) -> None:
+    parts = (message, bytes(range(256)), "30440220" + "ff" * 30, "a-vote-id")
+    for kind in ("ACTIVITY_TYPE_TEST_PACK", "ACTIVITY_TYPE_TEST_PACK", "ANOTHER"):
+        assert unpack(pack(kind, *parts)) == parts
+
+
+def test_a_vote_of_an_activity_with_several_votes_is_not_packed(emu: Emulator) -> None:
+    address = _address(emu)
+    _, alice = add_user(emu, "alice")
+    _, bob = add_user(emu, "bob")
+    emu.create_policy(
+        policy_name="two of us",
+        effect="EFFECT_ALLOW",
+        condition=CREATE_WALLET,
+        consensus=TWO_APPROVERS,
+        notes="",
+    )
+    proposal = emu.create_wallet(
+        wallet_name="shared", accounts=[account_spec("ADDRESS_FORMAT_ETHEREUM")], caller=alice
+    )["activity"]
+    done = emu.approve_activity(fingerprint=proposal["fingerprint"], caller=bob)["activity"]
+    for i in range(compact.YOUNG + 2):
+        _sign(emu, address, i)
+    record = emu.world.store.activities_by_id[proposal["id"]]
+    assert type(record.result) is bytes and all(type(v) is Vote for v in record.votes)
+    assert emu.get_activity(activity_id=proposal["id"])["activity"]["result"] == done["result"]

@@ -12,6 +12,9 @@ were recorded (``YOUNG``), it is compacted in place:
 * ``result`` becomes bytes (``marshal``: the fastest exact encoding of plain values in the
   standard library, about a fifth of a JSON encoding's cost; made and read in this process
   only, never written anywhere), loaded when asked for;
+* an activity of one vote (its proposer's) keeps that vote as a ``PackedVote``
+  (``packed.py``): the vote's message, signature and id and the marshalled result in one
+  compressed string (the result is then ``IN_VOTE``), read back through the same attributes;
 * empty lists (``mfa``, ``app_proofs``, the proposer's ``policy_outcomes``) become the
   shared empty tuple.
 
@@ -30,7 +33,8 @@ from collections import deque
 from typing import Any
 
 from . import jsontext
-from .models import Activity
+from .models import Activity, Vote
+from .packed import PackedVote
 
 Json = dict[str, Any]
 YOUNG = 64  # activities recorded since, before one is compacted
@@ -54,6 +58,21 @@ class _Derived:
 
 
 DERIVED: Any = _Derived()
+
+
+class _InVote:
+    """The marker of a result kept in the proposer's ``PackedVote``."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> str:
+        return "IN_VOTE"
+
+    def __repr__(self) -> str:
+        return "IN_VOTE"
+
+
+IN_VOTE: Any = _InVote()
 
 
 # activity type -> the version that records it (as the dispatcher found it)
@@ -87,21 +106,31 @@ def compact(a: Activity) -> None:
     a.intent = DERIVED
     if a.seed_intent is not None:
         a.seed_intent = DERIVED
+    marshalled = None
     if type(a.result) is dict:  # marshalled: bytes (no record holds bytes otherwise)
         try:  # noqa: SIM105 (not contextlib.suppress: half a microsecond on every activity)
-            a.result = marshal.dumps(a.result)  # type: ignore[assignment]
+            marshalled = marshal.dumps(a.result)
         except ValueError:  # a value marshal cannot hold: kept as it is
             pass
     a.timestamp_ms = DERIVED
     proposer = a.votes[0]
-    if len(a.votes) == 1:
-        a.votes = (proposer,)  # type: ignore[assignment]
+    if not proposer.policy_outcomes:
+        proposer.policy_outcomes = ()  # type: ignore[assignment]
+    if len(a.votes) == 1 and type(proposer) is Vote:
+        # Its message, signature, id and the result: one compressed string (``packed.py``).
+        plain = _parts(proposer) if VERIFY else None
+        packed = PackedVote.of(proposer, a.activity_type, marshalled or b"")
+        if plain is not None:
+            _verify_packed(plain, packed, marshalled or b"")
+        a.votes = (packed,)  # type: ignore[assignment]
+        if marshalled is not None:
+            a.result = IN_VOTE
+    elif marshalled is not None:
+        a.result = marshalled  # type: ignore[assignment]
     if not a.mfa:
         a.mfa = ()  # type: ignore[assignment]
     if not a.app_proofs:
         a.app_proofs = ()  # type: ignore[assignment]
-    if not proposer.policy_outcomes:
-        proposer.policy_outcomes = ()  # type: ignore[assignment]
 
 
 def _derive(a: Activity) -> tuple[Json, Json | None]:
@@ -126,6 +155,18 @@ def _verify(a: Activity) -> None:
         raise AssertionError(f"activity {a.activity_id}: derived {derived} != {kept}")
 
 
+def _parts(vote: Vote) -> dict[str, Any]:
+    return {name: getattr(vote, name) for name in Vote.__dataclass_fields__}  # type: ignore[attr-defined]
+
+
+def _verify_packed(plain: dict[str, Any], packed: PackedVote, result: bytes) -> None:
+    if packed.result() != result or _parts(packed) != plain:
+        raise AssertionError(f"vote {plain['vote_id']}: packed {_parts(packed)} != {plain}")
+    for name, value in plain.items():
+        if name not in ("message", "signature", "vote_id") and getattr(packed, name) is not value:
+            raise AssertionError(f"vote {plain['vote_id']}: {name} not kept")
+
+
 def intent_of(a: Activity) -> Json:
     return _derive(a)[0] if a.intent is DERIVED else a.intent
 
@@ -136,6 +177,8 @@ def seed_intent_of(a: Activity) -> Json | None:
 
 def result_of(a: Activity) -> Json:
     result = a.result
+    if result is IN_VOTE:
+        return marshal.loads(a.votes[0].result())  # type: ignore[attr-defined]
     return marshal.loads(result) if type(result) is bytes else result
 
 
@@ -148,7 +191,7 @@ def timestamp_ms_of(a: Activity) -> str:
 
 def expanded(a: Activity) -> Activity:
     """``a`` itself, or a copy with its intents and result as dicts again."""
-    if a.intent is not DERIVED and type(a.result) is not bytes:
+    if a.intent is not DERIVED and type(a.result) is not bytes and a.result is not IN_VOTE:
         return a
     intent, seed = _derive(a) if a.intent is DERIVED else (a.intent, a.seed_intent)
     copy = Activity(
