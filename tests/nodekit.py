@@ -65,6 +65,10 @@ def kit_env(**extra: str) -> dict[str, str]:
     and this checkout's ``emulator`` for the ones it starts."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TURNKEY_EMULATOR_")}
     env["TURNKEY_EMULATOR_PYTHON"] = sys.executable
+    # plain text for the tests that read a runner's summary (a CI machine's CI=true turns
+    # vitest's colours on)
+    env.pop("FORCE_COLOR", None)
+    env["NO_COLOR"] = "1"
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     env.update(extra)
     return env

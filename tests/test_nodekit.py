@@ -196,7 +196,7 @@ def test_the_vitest_example_of_the_docs_runs_as_written(node) -> None:
         done = run_bin(node, ["vitest", "run"], cwd=project, timeout_s=RUN_TIMEOUT_S)
     finally:
         shutil.rmtree(project)
-    output = done.stdout + done.stderr
+    output = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)  # without colours
     assert done.returncode == 0, output[-3000:]
     assert re.search(r"Tests\s+3 passed \(3\)", output), output[-3000:]
 
@@ -210,6 +210,6 @@ def test_the_jest_example_of_the_docs_runs_as_written(node) -> None:
         )  # fmt: skip
     finally:
         shutil.rmtree(project)
-    output = done.stdout + done.stderr
+    output = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)  # without colours
     assert done.returncode == 0, output[-3000:]
     assert re.search(r"Tests:\s+3 passed, 3 total", output), output[-3000:]

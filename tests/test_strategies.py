@@ -197,6 +197,7 @@ def test_payloads_sign_with_an_account_of_their_curve(data, curve):
         encoding=encoding,
         hash_function=hash_function,
         taproot_address=address if taproot else None,
+        address_format=account["addressFormat"],
     )
 
 

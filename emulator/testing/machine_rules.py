@@ -61,6 +61,7 @@ class SigningRules:
         curve: str,
         public_key: str | None,
         taproot_address: str | None,
+        address_format: str | None = None,
     ) -> None:
         result = self.submit(ok, "sign_raw_payload", params, activity_type)
         if result is None or not self.check_signatures:
@@ -74,6 +75,7 @@ class SigningRules:
             encoding=params["encoding"],
             hash_function=params["hashFunction"],
             taproot_address=taproot_address,
+            address_format=address_format,
         )
 
     @rule(account=accounts, data=st.data())
@@ -94,6 +96,7 @@ class SigningRules:
             curve=account.curve,
             public_key=live.public_key if live else None,
             taproot_address=account.address if taproot else None,
+            address_format=live.address_format if live else None,
         )
 
     @rule(account=accounts, data=st.data())
@@ -124,6 +127,7 @@ class SigningRules:
                 encoding=encoding,
                 hash_function=hash_function,
                 taproot_address=taproot,
+                address_format=live.address_format,
             )
 
     @rule(wallet_id=wallets, data=st.data())
@@ -153,6 +157,7 @@ class SigningRules:
             curve=key.curve,
             public_key=live.public_key if live else None,
             taproot_address=sign_with if taproot else None,
+            address_format=address_format,
         )
 
     # ----- invalid requests --------------------------------------------------------------

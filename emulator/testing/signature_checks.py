@@ -17,6 +17,7 @@ from . import bip340
 from . import strategies as ts
 
 Json = dict[str, Any]
+SPARK_FORMAT_PREFIX = "ADDRESS_FORMAT_SPARK_"  # signed with plain BIP340 (docs/spark.md)
 
 
 def _keccak(data: bytes) -> bytes:
@@ -57,9 +58,11 @@ def check_signature(
     encoding: str,
     hash_function: str,
     taproot_address: str | None = None,
+    address_format: str | None = None,
 ) -> None:
     """Assert that ``{r, s, v}`` signs the payload with ``public_key`` (hex, as the API lists
-    it); a P2TR ``taproot_address`` means BIP340 Schnorr with its output key."""
+    it); a P2TR ``taproot_address`` means BIP340 Schnorr with its output key, a Spark
+    ``address_format`` plain BIP340 Schnorr with the key itself (docs/spark.md)."""
     r, s, v = signature["r"], signature["s"], signature["v"]
     assert len(r) == len(s) == 64, signature
     message = signed_message(curve, payload, encoding, hash_function)
@@ -78,6 +81,9 @@ def check_signature(
         assert version == 1 and bytes(program) == bip340.bip86_output_key(key), taproot_address
         assert v == "00", signature
         assert bip340.verify(bytes(program), message, raw), "BIP340 signature does not verify"
+    elif address_format is not None and address_format.startswith(SPARK_FORMAT_PREFIX):
+        assert v == "00", signature
+        assert bip340.verify(key[1:], message, raw), "BIP340 signature does not verify"
     elif curve == ts.SECP256K1:
         from eth_keys import keys
 
