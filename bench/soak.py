@@ -52,7 +52,7 @@ class Plan:
     in_memory_requests: int  # the run without --state
 
 
-FULL = Plan(1_000_000, 100_000, 100_000)
+FULL = Plan(1_000_000, 100_000, 200_000)
 SHORT = Plan(200_000, 20_000, 40_000)
 QUICK = Plan(4_000, 1_000, 2_000)
 
