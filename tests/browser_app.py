@@ -47,6 +47,18 @@ def page_bundle_or_skip() -> bytes:
         return _bundle().read_bytes()
 
 
+def core_modules_or_skip() -> Path:
+    """The folder whose ``node_modules`` hold ``@turnkey/core`` (installed once, as for the
+    page), for node scripts placed in it; skip when node or npm is absent."""
+    npm = shutil.which("npm")
+    if shutil.which("node") is None or npm is None:
+        pytest.skip("node and npm are needed to run @turnkey/core")
+    with open(APP / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _install(npm)
+    return APP
+
+
 def _install(npm: str) -> None:
     npm_ci_or_skip(npm, APP, APP / "node_modules" / "@turnkey" / "core", timeout_s=600)
 
