@@ -28,7 +28,7 @@ from pathlib import Path
 
 import wire_load
 
-DEFAULT = ("bare", "emulator", "wsgiref")
+DEFAULT = ("bare", "emulator", "emulator-sleeping", "wsgiref")
 CANDIDATES = (
     "bare",
     "wsgiref",
@@ -38,6 +38,7 @@ CANDIDATES = (
     "uvicorn-null",
     "granian",
     "emulator",
+    "emulator-sleeping",
 )
 LEVELS = (1, 2, 4, 8, 32)
 HERE = os.path.dirname(os.path.abspath(__file__))  # the server runs this checkout's emulator
@@ -217,11 +218,19 @@ def host(name: str, port: int) -> None:
             log_level="warning",
             proxy_headers=False,
         )
-    elif name == "emulator":  # what `serve` runs, its garbage-collection step included
+    elif name in ("emulator", "emulator-sleeping"):
+        # what `serve` runs, its garbage-collection step and busy polling included;
+        # "emulator-sleeping": the same without busy polling (its loop sleeps at once)
         from emulator.ground.gc_tuning import freeze_survivors, freeze_young
+        from emulator.http.options import WireOptions
+        from emulator.http.polling import default_budget_us
         from emulator.http.server import make_api_server
 
-        server = make_api_server(emu.world, "127.0.0.1", port, on_second=freeze_young)
+        budget = default_budget_us() if name == "emulator" else 0
+        options = WireOptions(busy_poll_us=budget)
+        server = make_api_server(
+            emu.world, "127.0.0.1", port, on_second=freeze_young, options=options
+        )
         freeze_survivors()
         server.serve_forever()
     else:

@@ -40,11 +40,16 @@ class WireOptions:
     cors_origins: tuple[str, ...] = ("*",)  # "*": any origin, as the real API
     control_token: str | None = field(default=None, repr=False)  # a bearer credential
     bound_host: str = "127.0.0.1"
+    # µs the event loop polls without waiting before it sleeps (polling.py); 0: it sleeps at
+    # once. ``serve`` sets 500 where there are two CPUs or more.
+    busy_poll_us: int = 0
 
     def __post_init__(self) -> None:
         for name in ("max_body_bytes", "max_header_bytes", "max_connections", "backlog"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive")
+        if not 0 <= self.busy_poll_us <= 100_000:
+            raise ValueError("busy_poll_us must be between 0 and 100000")
         for name in ("read_timeout_s", "idle_timeout_s", "graceful_timeout_s"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive")

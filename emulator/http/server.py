@@ -29,6 +29,7 @@ from ..engine_state.world import World
 from .asgi import AsgiApp
 from .control import Control
 from .options import WireOptions
+from .polling import loop_factory
 from .protocol import ConnectionCount, protocol_class
 from .site import Site
 
@@ -83,7 +84,6 @@ class ApiServer:
         on_change: Callable[[], None] | None = None,
         on_second: Callable[[], None] | None = None,
     ) -> None:
-        import uvicorn
 
         base = options or WireOptions(bound_host=host)
         self.options = WireOptions(**{**base.__dict__, "bound_host": host})
@@ -93,7 +93,7 @@ class ApiServer:
             world.settings.onramp_site_url = self.base_url
         self.app = AsgiApp(self.site)
         self.connections = ConnectionCount()
-        config = uvicorn.Config(
+        config = _config_class()(
             self.app,
             http=protocol_class(self.options, self.connections, self.site),
             loop="asyncio",  # uvloop measured: no faster here, and a far worse tail
@@ -107,6 +107,8 @@ class ApiServer:
             timeout_graceful_shutdown=self.options.graceful_timeout_s,  # type: ignore[arg-type]
             backlog=self.options.backlog,
         )
+        if self.options.busy_poll_us:
+            config.loop_factory = loop_factory(self.options.busy_poll_us)
         self._server = _GracefulServer(config)
         self._server.on_second = on_second
 
@@ -164,6 +166,21 @@ def _graceful_server_class() -> type:
             return await super().on_tick(counter)
 
     return GracefulServer
+
+
+def _config_class() -> type:
+    import uvicorn
+
+    class Config(uvicorn.Config):
+        """uvicorn's configuration, with a loop factory of ours when one is set (busy
+        polling, ``polling.py``)."""
+
+        loop_factory: Callable[[], Any] | None = None
+
+        def get_loop_factory(self) -> Callable[[], Any] | None:
+            return self.loop_factory or super().get_loop_factory()
+
+    return Config
 
 
 def _GracefulServer(config: Any) -> Any:
