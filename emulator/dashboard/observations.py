@@ -74,12 +74,12 @@ def clock(world: World) -> Json:
 
 def controls(emulator: Emulator) -> Json:
     """The clock and the pending fault rules."""
-    from ..http.control import _jsonable
+    from ..http.control_json import jsonable
 
     world = emulator.world
     return {
         "clock": clock(world),
-        "faults": [_jsonable(rule) for rule in world.faults.pending()],
+        "faults": [jsonable(rule) for rule in world.faults.pending()],
     }
 
 
@@ -117,10 +117,10 @@ _WATCHED_DELIVERIES = 20
 
 
 def _delivery_json(delivery: Any) -> Any:
-    from ..http.control import _jsonable
+    from ..http.control_json import jsonable
 
     to_json = getattr(delivery, "to_json", None)
-    return to_json() if callable(to_json) else _jsonable(delivery)
+    return to_json() if callable(to_json) else jsonable(delivery)
 
 
 def webhooks(emulator: Emulator, params: Json) -> Json:

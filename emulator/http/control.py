@@ -66,9 +66,7 @@ shape ``{code, message, details, turnkeyErrorCode}``.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import re
 from typing import TYPE_CHECKING, Any
 
 from ..engine_state.ratelimits import (
@@ -79,37 +77,19 @@ from ..engine_state.ratelimits import (
     plan_named,
 )
 from ..ground import jsontext
-from ..ground.codec import camel
-from ..ground.errors import INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED, TurnkeyApiError
+from ..ground.errors import TurnkeyApiError
 from . import control_chains, control_earn
+from .control_json import ControlError, Json, call_json, jsonable
 
 if TYPE_CHECKING:
     from ..facade.api import Emulator
 
 PREFIX = "/emulator/v1/"
-_EVM_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
-Json = dict[str, Any]
 
 
 READABLE = frozenset(
     {"health", "info", "calls", "outbox", "auth_proxy", "webhooks", "rate_limits", "tvc"}
 )
-_CODES = {400: INVALID_ARGUMENT, 404: NOT_FOUND, 405: UNIMPLEMENTED, 501: UNIMPLEMENTED}
-
-
-class ControlError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-    def body(self) -> Json:
-        return {
-            "code": _CODES.get(self.status, INVALID_ARGUMENT),
-            "message": self.message,
-            "details": [],
-            "turnkeyErrorCode": "",
-        }
 
 
 class Control:
@@ -152,7 +132,7 @@ class Control:
         except (TypeError, ValueError, KeyError) as error:
             bad = ControlError(400, f"bad control request: {error}")
             return 400, json.dumps(bad.body()).encode()
-        return 200, json.dumps(answer, default=_jsonable).encode()
+        return 200, json.dumps(answer, default=jsonable).encode()
 
     @staticmethod
     def _params(body: bytes) -> Json:
@@ -229,7 +209,7 @@ class Control:
             "organization_id": params.get("organizationId"),
         }
         calls = self.emulator.world.calls.filter(**{k: v for k, v in filters.items() if v})
-        return {"calls": [_call_json(call) for call in calls]}
+        return {"calls": [call_json(call) for call in calls]}
 
     def _calls_clear(self, params: Json) -> Json:
         self.emulator.world.calls.clear()
@@ -247,7 +227,7 @@ class Control:
             "organization_id": params.get("organizationId"),
         }
         faults.fail_next(params.get("operation"), **options)
-        return {"pending": [_jsonable(rule) for rule in faults.pending()]}
+        return {"pending": [jsonable(rule) for rule in faults.pending()]}
 
     def _faults_clear(self, params: Json) -> Json:
         self.emulator.world.faults.clear()
@@ -374,46 +354,6 @@ class Control:
         with world.lock:
             return configure(world.tvc, params, world.clock.now_ns())
 
-    def _chains_fund_native(self, params: Json) -> Json:
-        caip2, address = self._chain_account(params)
-        from ..chains import catalog
-
-        amount = params["amount"]
-        if isinstance(amount, str) and control_chains.DIGITS.match(amount):
-            amount = int(amount)
-        if isinstance(amount, bool) or not isinstance(amount, int):
-            raise ControlError(400, "amount must be an integer or a string of digits")
-        evm = catalog.network(caip2).family == catalog.EIP155
-        most = 2**256 - 1 if evm else 2**64 - 1  # a uint256 of wei, a u64 of lamports
-        if not 0 <= amount <= most:
-            raise ControlError(400, f"amount must be between 0 and {most}")
-        self.emulator.chains.fund(caip2, address, amount)
-        return self._chains_balance(params)
-
-    def _chains_balance(self, params: Json) -> Json:
-        caip2, address = self._chain_account(params)
-        balance = self.emulator.chains.balance(caip2, address)
-        return {"caip2": caip2, "address": address, "balance": str(balance)}
-
-    @staticmethod
-    def _chain_account(params: Json) -> tuple[str, str]:
-        from ..chains import catalog
-
-        caip2, address = params["caip2"], params["address"]
-        if not isinstance(caip2, str) or catalog.canonical(caip2) not in catalog.NETWORKS:
-            raise ControlError(400, f"{caip2!r} is not a network Turnkey broadcasts to")
-        evm = catalog.network(caip2).family == catalog.EIP155
-        if not isinstance(address, str) or (evm and not _EVM_ADDRESS.fullmatch(address)):
-            raise ControlError(400, f"{address!r} is not an address of {caip2}")
-        return caip2, address
-
-    def _chains_fund(self, params: Json) -> Json:
-        if "caip19" not in params and "caip2" not in params:
-            raise ValueError("caip19 (an asset) or caip2 (a network's native asset) is required")
-        if "caip19" not in params:
-            return self._chains_fund_native(params)
-        return control_chains.fund(self.emulator.chains, params)
-
     _ACTIONS = {
         "health": _health,
         "info": _info,
@@ -437,8 +377,8 @@ class Control:
         "rate_limits": _rate_limits,
         "onramp/settle": _onramp_settle,
         "onramp/quote": _onramp_quote,
-        "chains/fund": _chains_fund,
-        "chains/balance": _chains_balance,
+        "chains/fund": lambda self, params: control_chains.fund_any(self.emulator, params),
+        "chains/balance": lambda self, params: control_chains.balance(self.emulator, params),
         "tvc": _tvc,
         "earn/rewards": lambda self, params: control_earn.rewards(self.emulator, params),
         "earn/apy": lambda self, params: control_earn.apy(self.emulator, params),
@@ -447,20 +387,3 @@ class Control:
             self.emulator.swap, p
         ),
     }
-
-
-def _call_json(call: Any) -> Json:
-    data = _jsonable(call)
-    return {camel(k): v for k, v in data.items()} if isinstance(data, dict) else data
-
-
-def _jsonable(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, str | int | float | bool) or value is None:
-        return value
-    return repr(value)

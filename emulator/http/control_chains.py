@@ -1,10 +1,12 @@
-"""The control plane's chain seams: ``POST /emulator/v1/chains/fund``, and the swap
+"""The control plane's chain seams: ``chains/fund`` and ``chains/balance``, and the swap
 provider's: ``swap/prices``, ``swap/fill_failures``.
 
-``{caip19, address, amount}`` sets ``address``'s balance of the asset (native or a token of
-``emulator/chains/tokens.py``) to ``amount`` base units, a string of digits; the answer is
-``{caip19, address, balance}`` with the balance read back from the chain. Bad input is a 400
-in the API's error shape (raised as ``ValueError`` for ``control.py`` to answer).
+``chains/fund`` takes ``{caip19, address, amount}``: it sets ``address``'s balance of the asset
+(native or a token of ``emulator/chains/tokens.py``) to ``amount`` base units, a string of
+digits, and answers ``{caip19, address, balance}`` with the balance read back from the chain;
+or the native form ``{caip2, address, amount}`` (an integer or a string of digits), answered
+like ``chains/balance``: ``{caip2, address, balance}``. Bad input is a 400 in the API's error
+shape (a ``ControlError``, or a ``ValueError`` for ``control.py`` to answer).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from ..chains import catalog
 from ..chains.errors import ChainUnavailable
 from ..chains.tokens import UnknownAsset, parse
+from .control_json import ControlError, Json
 
 _EVM_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 DIGITS = re.compile(r"^[0-9]{1,78}$")
@@ -55,6 +58,49 @@ def fund(chains: Any, params: dict[str, Any]) -> dict[str, Any]:
     except ChainUnavailable as exc:
         raise ValueError(str(exc)) from None
     return {"caip19": asset.caip19, "address": address, "balance": str(balance)}
+
+
+def fund_any(emulator: Any, params: Json) -> Json:
+    """``chains/fund``: an asset (``caip19``) or a network's native asset (``caip2``).
+    ``emulator.chains`` is read only once the native form's input is checked: reading it
+    starts the chains, and a refused request changes nothing."""
+    if "caip19" not in params and "caip2" not in params:
+        raise ValueError("caip19 (an asset) or caip2 (a network's native asset) is required")
+    if "caip19" not in params:
+        return _fund_native(emulator, params)
+    return fund(emulator.chains, params)
+
+
+def _fund_native(emulator: Any, params: Json) -> Json:
+    caip2, address = _chain_account(params)
+    amount = params["amount"]
+    if isinstance(amount, str) and DIGITS.match(amount):
+        amount = int(amount)
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise ControlError(400, "amount must be an integer or a string of digits")
+    evm = catalog.network(caip2).family == catalog.EIP155
+    most = 2**256 - 1 if evm else 2**64 - 1  # a uint256 of wei, a u64 of lamports
+    if not 0 <= amount <= most:
+        raise ControlError(400, f"amount must be between 0 and {most}")
+    emulator.chains.fund(caip2, address, amount)
+    return balance(emulator, params)
+
+
+def balance(emulator: Any, params: Json) -> Json:
+    """``chains/balance``: ``{caip2, address}``'s native balance, read from the chain."""
+    caip2, address = _chain_account(params)
+    held = emulator.chains.balance(caip2, address)
+    return {"caip2": caip2, "address": address, "balance": str(held)}
+
+
+def _chain_account(params: Json) -> tuple[str, str]:
+    caip2, address = params["caip2"], params["address"]
+    if not isinstance(caip2, str) or catalog.canonical(caip2) not in catalog.NETWORKS:
+        raise ControlError(400, f"{caip2!r} is not a network Turnkey broadcasts to")
+    evm = catalog.network(caip2).family == catalog.EIP155
+    if not isinstance(address, str) or (evm and not _EVM_ADDRESS.fullmatch(address)):
+        raise ControlError(400, f"{address!r} is not an address of {caip2}")
+    return caip2, address
 
 
 def swap_prices(seam: Any, params: dict[str, Any]) -> dict[str, Any]:
