@@ -38,12 +38,9 @@ INDEX = b"""<!doctype html>
 
 def page_bundle_or_skip() -> bytes:
     """The bundled page script; skip when it cannot be built here."""
-    npm = shutil.which("npm")
-    if shutil.which("node") is None or npm is None:
-        pytest.skip("node and npm are needed to bundle the @turnkey/core test page")
-    with open(APP / ".install.lock", "w") as lock:
+    core_modules_or_skip()
+    with open(APP / ".install.lock", "w") as lock:  # one bundle across xdist workers
         fcntl.flock(lock, fcntl.LOCK_EX)
-        _install(npm)
         return _bundle().read_bytes()
 
 

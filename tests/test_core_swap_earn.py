@@ -14,10 +14,7 @@ emulator's reads. Skipped without node and npm.
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +29,10 @@ from emulator.http.server import serving
 
 from .browser_app import core_modules_or_skip
 from .swap_helpers import BASE, HUNDRED_USDC, ONE_ETH, USDC, WETH, erc20_balance
+from .typescript import node_batch
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-RUN_TIMEOUT_S = 120
 STEAKHOUSE = "0xbeeF010f9cb27031ad51e3333f9aF9C6B1228183"  # the catalog's Base USDC vault
 
 
@@ -59,22 +56,8 @@ class Core:
         """Each call's result (core's flattened answer), or a ``CoreError`` in its place."""
         batch = [{"method": c[0], "input": c[1], "resultKey": c[2] if len(c) > 2 else None}
                  for c in calls]  # fmt: skip
-        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
-            json.dump({"config": self.config, "calls": batch}, handle)
-        try:
-            done = subprocess.run(
-                [self.node, "core_client.mjs", handle.name],
-                cwd=self.folder,
-                capture_output=True,
-                text=True,
-                timeout=RUN_TIMEOUT_S,
-                check=False,
-            )
-        finally:
-            Path(handle.name).unlink()
-        if done.returncode != 0:
-            raise RuntimeError(f"node failed: {done.stderr}")
-        return [CoreError(r["error"]) if "error" in r else r["ok"] for r in json.loads(done.stdout)]
+        payload = {"config": self.config, "calls": batch}
+        return node_batch(self.node, self.folder / "core_client.mjs", payload, CoreError)
 
     def one(self, method: str, params: dict[str, Any], result_key: str | None = None) -> Any:
         (result,) = self.run((method, params, result_key) if result_key else (method, params))

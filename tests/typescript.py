@@ -34,25 +34,7 @@ class TypeScript:
 
     def run(self, commands: list[dict[str, Any]]) -> list[Any]:
         """Each command's result, or a ``TypeScriptError`` in its place."""
-        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
-            json.dump(commands, handle)
-        try:
-            done = subprocess.run(
-                [self.node, str(INTEROP / "turnkey.cjs"), handle.name],
-                capture_output=True,
-                text=True,
-                timeout=RUN_TIMEOUT_S,
-                cwd=INTEROP,
-                check=False,
-            )
-        finally:
-            Path(handle.name).unlink()
-        if done.returncode != 0:
-            raise RuntimeError(f"node failed: {done.stderr}")
-        return [
-            TypeScriptError(r["error"]) if "error" in r else r["ok"]
-            for r in json.loads(done.stdout)
-        ]
+        return node_batch(self.node, INTEROP / "turnkey.cjs", commands, TypeScriptError)
 
     def one(self, op: str, **args: Any) -> Any:
         """One command's result; raise its ``TypeScriptError``."""
@@ -60,6 +42,29 @@ class TypeScript:
         if isinstance(result, TypeScriptError):
             raise result
         return result
+
+
+def node_batch(node: str, script: Path, payload: Any, error: type[Exception]) -> list[Any]:
+    """Run ``script`` (in its folder, so it resolves that folder's ``node_modules``) on
+    ``payload``, handed over as a JSON file named by its first argument; it prints a JSON
+    list of ``{"ok": result}`` or ``{"error": message}``: the results, an ``error`` in the
+    place of each message."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+        json.dump(payload, handle)
+    try:
+        done = subprocess.run(
+            [node, script.name, handle.name],
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_S,
+            cwd=script.parent,
+            check=False,
+        )
+    finally:
+        Path(handle.name).unlink()
+    if done.returncode != 0:
+        raise RuntimeError(f"node failed: {done.stderr}")
+    return [error(r["error"]) if "error" in r else r["ok"] for r in json.loads(done.stdout)]
 
 
 def typescript_or_skip() -> TypeScript:
