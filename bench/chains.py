@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 
-from measuring import Result, floor_row, in_turn
+from measuring import Result, floor_row, in_turn, script_main
 
 from emulator import Emulator
 from emulator.accounts import account_spec
@@ -282,7 +282,4 @@ def run(quick: bool, progress) -> list[Result]:
 
 
 if __name__ == "__main__":
-    started = time.perf_counter()
-    for row in run("--quick" in sys.argv, lambda what: print(what, file=sys.stderr)):
-        print(f"{row.name}: {row.median / 1000:.2f} ms, {row.ratio:.2f}x {row.floor_name}")
-    print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    script_main("chains", __doc__, run, progress=True)

@@ -14,10 +14,9 @@ Run: ``python bench/earn.py [--quick]``.
 
 from __future__ import annotations
 
-import sys
 import time
 
-from measuring import Goal, Result, floor_row, in_turn
+from measuring import Goal, Result, floor_row, in_turn, script_main
 
 from emulator import Emulator
 from emulator.accounts import account_spec
@@ -139,13 +138,4 @@ def run(quick: bool, progress) -> list[Result]:
 
 
 if __name__ == "__main__":
-    started = time.perf_counter()
-    with open("/proc/loadavg") as load:
-        print(f"load: {load.read().strip()}")
-    print("| row | median | × floor | goal |")
-    for row in run("--quick" in sys.argv, lambda what: print(what, file=sys.stderr)):
-        goal = f"{row.goal} {row.status}" if row.goal else "-"
-        print(
-            f"| {row.name} | {row.median / 1000:.2f} ms | {row.ratio:.2f}x {row.floor_name} | {goal} |"
-        )
-    print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    script_main("earn", __doc__, run, progress=True)

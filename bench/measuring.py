@@ -8,6 +8,9 @@ verification floor that ``run.py`` measures for every row.
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
 import statistics
 import sys
 import time
@@ -183,3 +186,37 @@ def alternate(
             a.append((middle - start) * 1e6)
             b.append((end - resumed) * 1e6)
     return a, b
+
+
+def script_main(
+    key: str, doc: str | None, run: Callable[..., list[Result]], *, progress: bool = False
+) -> None:
+    """The ``__main__`` of a script whose ``run(quick)`` (``run(quick, progress)`` with
+    ``progress``) gives its rows: ``--quick`` and ``--json``, then one table, a row a
+    ``Result``, with the load average at the start; the progress lines and the run's length
+    go to stderr."""
+    parser = argparse.ArgumentParser(description=(doc or key).strip().splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a smoke run: tiny counts")
+    parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    load = os.getloadavg()
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    rows = run(args.quick, say) if progress else run(args.quick)
+    if args.json:
+        json.dump({key: [row.as_json() for row in rows], "loadavg": load}, sys.stdout, indent=1)
+        print()
+        return
+    print("| row | median | × floor | goal | status |")
+    print("|---|---|---|---|---|")
+    for row in rows:
+        median = f"{row.median / 1000:.2f} ms" if row.median >= 10_000 else f"{row.median:.1f} µs"
+        print(
+            f"| {row.name} | {median} | {row.ratio:.2f}x {row.floor_name} "
+            f"| {row.goal or '-'} | {row.status} |"
+        )
+    print(f"load average at the start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    say(f"({time.perf_counter() - started:.0f} s)")

@@ -18,12 +18,10 @@ Run: ``PYTHONPATH=$PWD python bench/swap.py [--quick]``.
 
 from __future__ import annotations
 
-import os
 import statistics
-import sys
 import time
 
-from measuring import Goal, Result, floor_row, in_turn
+from measuring import Goal, Result, floor_row, in_turn, script_main
 
 from emulator import Emulator
 from emulator.accounts import account_spec
@@ -198,16 +196,4 @@ def run(quick: bool, progress) -> list[Result]:
 
 
 if __name__ == "__main__":
-    started = time.perf_counter()
-    load = os.getloadavg()
-    rows = run("--quick" in sys.argv, lambda what: print(what, file=sys.stderr))
-    print("| row | median | × floor | goal | status |")
-    print("|---|---|---|---|---|")
-    for row in rows:
-        goal = str(row.goal) if row.goal else "-"
-        print(
-            f"| {row.name} | {row.median / 1000:.2f} ms | {row.ratio:.2f}x {row.floor_name} "
-            f"| {goal} | {row.status} |"
-        )
-    print(f"load average at the start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    script_main("swap", __doc__, run, progress=True)

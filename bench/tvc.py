@@ -18,14 +18,11 @@ Each row is a ratio to the floor of the same run; print ``cat /proc/loadavg`` be
 
 from __future__ import annotations
 
-import argparse
 import hashlib
-import json
 import os
-import sys
 from dataclasses import dataclass
 
-from measuring import Result, in_turn, median
+from measuring import Result, in_turn, median, script_main
 
 from emulator import Emulator
 from emulator.accounts import account_spec
@@ -146,21 +143,5 @@ def run(quick: bool) -> list[Result]:
     ]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    results = run(args.quick)
-    if args.json:
-        rows = [{"row": r.name, "median_us": r.median, "ratio_to_floor": r.ratio} for r in results]
-        json.dump({"tvc": rows}, sys.stdout, indent=1)
-        print()
-        return
-    print(f"| row | median µs | ratio to {FLOOR} |\n|---|---|---|")
-    for r in results:
-        print(f"| {r.name} | {r.median:.0f} | {r.ratio:.2f}x |")
-
-
 if __name__ == "__main__":
-    main()
+    script_main("tvc", __doc__, run)
