@@ -20,7 +20,7 @@ from ..chains.network import chains_of
 from ..ground.earn_records import EarnPositionTotals, EarnRequest, EarnWrapper
 from ..ground.errors import InvalidArgument, NotFound
 from ..ground.models import Organization
-from ..ground.numbers import quantity
+from ..ground.numbers import integer
 from . import evm_send
 from .broadcast import INCLUDED, chain_unavailable, evm_address, evm_signer
 from .context import Context
@@ -77,7 +77,7 @@ def earn_chain(ctx: Context, caip2: str, wrapper: str | None = None) -> EarnChai
 
 
 def amount(value: Any, name: str) -> int:
-    number = quantity(value) if isinstance(value, str) and value.isdigit() else None
+    number = integer(value) if isinstance(value, str) else None
     if number is None or number <= 0:
         raise InvalidArgument(f"invalid {name}: {value!r}: a positive integer in raw units")
     return number
@@ -171,7 +171,7 @@ def deploy_wrapper(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
     if spec is None:
         raise InvalidArgument(f"vault {vault_address} is not in the Earn catalog on {caip2}")
     raw_bps = str(params["clientFeeBps"])
-    bps = int(raw_bps) if raw_bps.isdigit() else None
+    bps = integer(raw_bps)
     if bps is None:
         raise InvalidArgument(f"invalid clientFeeBps: {raw_bps!r}")
     if (

@@ -18,6 +18,7 @@ from ..chains.earn import calldata, catalog, selector
 from ..chains.earn.deployment import known_asset
 from ..chains.evm_tx import unsigned_1559
 from ..ground.models import Organization
+from ..ground.numbers import integer
 
 DEPOSIT = "ACTIVITY_TYPE_EARN_DEPOSIT"
 WITHDRAW = "ACTIVITY_TYPE_EARN_WITHDRAW"
@@ -37,7 +38,7 @@ def _chain_id(params: Mapping[str, Any]) -> int | None:
 
 
 def _uint(value: Any) -> int | None:
-    return int(value) if isinstance(value, str) and value.isdigit() and len(value) < 78 else None
+    return integer(value) if isinstance(value, str) and len(value) < 78 else None
 
 
 def _address(value: Any) -> str | None:

@@ -22,6 +22,7 @@ from typing import Any
 from ..ground import swap_messages as say
 from ..ground.errors import FAILED_PRECONDITION, InvalidArgument, TurnkeyApiError
 from ..ground.models import Organization
+from ..ground.numbers import integer
 from ..ground.swaps import SwapConfig, SwapFee, SwapLimit, SwapQuote, SwapUsage
 from .context import Context
 from .swap_pricing import FEE_CAP_BPS, usd_string
@@ -99,11 +100,8 @@ def save_limit(ctx: Context, feature: str, params: dict[str, Any]) -> None:
             say.sub_org_limit_above(params["subOrgWindowLimitUsd"], params["orgWindowLimitUsd"])
         )
     minutes = params["windowDurationMinutes"]
-    if (
-        not isinstance(minutes, str)
-        or not minutes.isdigit()
-        or not 0 < int(minutes) <= (MAX_WINDOW_MINUTES)
-    ):
+    count = integer(minutes) if isinstance(minutes, str) else None
+    if count is None or not 0 < count <= MAX_WINDOW_MINUTES:
         raise InvalidArgument(say.window_minutes(str(minutes), MAX_WINDOW_MINUTES))
     enabled = bool(params["enabled"])
     if enabled and not permitted(ctx.org, feature):

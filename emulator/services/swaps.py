@@ -21,6 +21,7 @@ from ..chains.swap_provider import PROVIDER, provider_of
 from ..chains.tokens import Asset, UnknownAsset, parse
 from ..ground import swap_messages as say
 from ..ground.errors import InvalidArgument, NotFound
+from ..ground.numbers import integer
 from ..ground.swaps import SwapQuote, SwapRequest
 from . import broadcast, evm_send, keys
 from .context import Context
@@ -66,9 +67,10 @@ def _asset(value: Any, field: str) -> Asset:
 
 
 def _amount(value: Any, field: str) -> int:
-    if not isinstance(value, str) or not value.isdigit() or not 0 < int(value) <= MAX_AMOUNT:
+    number = integer(value) if isinstance(value, str) else None
+    if number is None or not 0 < number <= MAX_AMOUNT:
         raise InvalidArgument(say.positive_amount(field, str(value)))
-    return int(value)
+    return number
 
 
 def _address(asset: Asset, value: Any, field: str) -> str:

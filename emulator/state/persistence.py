@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..ground import jsontext
+from ..ground.numbers import integer
 from . import opening
 from .document import FORMAT
 from .document import load as load_document
@@ -365,8 +366,9 @@ def _check_layout(path: str, db: sqlite3.Connection) -> tuple[int, int]:
     if meta.get("format") != FORMAT:
         raise StateFileError(f"{path}: a SQLite file, but not a {FORMAT} file")
     version = meta.get("version", "")
-    if not version.isdigit() or int(version) != VERSION:
-        newer = version.isdigit() and int(version) > VERSION
+    number = integer(version)
+    if number != VERSION:
+        newer = number is not None and number > VERSION
         detail = "a newer version" if newer else "an unknown version"
         raise StateFileError(
             f"{path}: {detail} ({version}) of the state file; this emulator reads version {VERSION}"
