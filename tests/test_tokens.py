@@ -298,6 +298,10 @@ def test_the_control_plane_funds_any_asset(served):
             "amount must be a string of base units (digits only)",
         ),
         (
+            {"caip19": USDC, "address": OTHER, "amount": "15\n"},
+            "amount must be a string of base units (digits only)",
+        ),
+        (
             {
                 "caip19": SOL_USDC,
                 "address": "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",

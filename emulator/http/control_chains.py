@@ -44,9 +44,9 @@ def fund(chains: Any, params: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(address, str):
         raise ValueError("address is required")
     evm = asset.network.family == catalog.EIP155
-    if not (_EVM_ADDRESS.match(address) if evm else _solana_address(address)):
+    if not (_EVM_ADDRESS.fullmatch(address) if evm else _solana_address(address)):
         raise ValueError(f"invalid address for {asset.network.caip2}: {address!r}")
-    if not isinstance(amount, str) or not DIGITS.match(amount):
+    if not isinstance(amount, str) or not DIGITS.fullmatch(amount):
         raise ValueError("amount must be a string of base units (digits only)")
     value = int(amount)
     limit = MAX_AMOUNT if evm or asset.token is None else 2**64 - 1
@@ -74,7 +74,7 @@ def fund_any(emulator: Any, params: Json) -> Json:
 def _fund_native(emulator: Any, params: Json) -> Json:
     caip2, address = _chain_account(params)
     amount = params["amount"]
-    if isinstance(amount, str) and DIGITS.match(amount):
+    if isinstance(amount, str) and DIGITS.fullmatch(amount):
         amount = int(amount)
     if isinstance(amount, bool) or not isinstance(amount, int):
         raise ControlError(400, "amount must be an integer or a string of digits")

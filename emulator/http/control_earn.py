@@ -32,7 +32,7 @@ def _chain(params: dict[str, Any]) -> str:
 
 def _address(params: dict[str, Any], name: str) -> str:
     value = params.get(name)
-    if not isinstance(value, str) or not _EVM_ADDRESS.match(value):
+    if not isinstance(value, str) or not _EVM_ADDRESS.fullmatch(value):
         raise ValueError(f"{name} must be an EVM address")
     return value
 
@@ -41,7 +41,7 @@ def rewards(emulator: Any, params: dict[str, Any]) -> dict[str, Any]:
     caip2 = _chain(params)
     wallet = _address(params, "walletAddress")
     amount = params.get("amount")
-    if not isinstance(amount, str) or not _DIGITS.match(amount):
+    if not isinstance(amount, str) or not _DIGITS.fullmatch(amount):
         raise ValueError("amount must be a string of base units (digits only)")
     token = catalog.REWARD_TOKENS.get(caip2)
     caip19 = params.get("caip19")
