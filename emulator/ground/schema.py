@@ -86,8 +86,8 @@ class String(Spec):
 
 _FORMATS = {
     "uuid": is_uuid,
-    "hex": lambda v: _HEX.match(v) is not None,
-    "email": lambda v: _EMAIL.match(v) is not None,
+    "hex": lambda v: _HEX.fullmatch(v) is not None,
+    "email": lambda v: _EMAIL.fullmatch(v) is not None,
     "e164": lambda v: _E164.match(v) is not None,
     "uint": is_decimal,
 }

@@ -86,7 +86,7 @@ def create_tvc_deployment(ctx: Context, params: Params) -> Params:
             f"qosVersion: unsupported QOS version {params['qosVersion']!r} "
             f"(available: {', '.join(runtime.qos_versions)})"
         )
-    digest = _DIGEST.match(params["expectedPivotDigest"])
+    digest = _DIGEST.fullmatch(params["expectedPivotDigest"])
     if digest is None:
         raise InvalidArgument("expectedPivotDigest: a SHA-256 digest is 64 hexadecimal digits")
     if not params["pivotPath"].startswith("/"):

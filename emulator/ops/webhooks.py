@@ -81,7 +81,7 @@ def _subscriptions(ctx: Context, specs: list[Params]) -> tuple[WebhookSubscripti
     out = []
     for index, spec in enumerate(specs):
         event_type = spec["eventType"]
-        if not _EVENT_TYPE.match(event_type):
+        if not _EVENT_TYPE.fullmatch(event_type):
             raise InvalidArgument(messages.invalid_webhook_event_type(index, event_type))
         if event_type in seen:
             raise InvalidArgument(messages.duplicate_webhook_event_type(event_type))

@@ -122,7 +122,7 @@ def sender(
 
 
 def _valid_address(address: str | None) -> bool:
-    return bool(address) and _ADDRESS.match(address or "") is not None
+    return bool(address) and _ADDRESS.fullmatch(address or "") is not None
 
 
 def send_email(

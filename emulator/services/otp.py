@@ -95,7 +95,7 @@ def check_feature(ctx: Context, otp_type: str) -> None:
 
 def check_contact(otp_type: str, contact: str) -> None:
     """An e-mail address for e-mail OTPs, an E.164 phone number for SMS."""
-    if otp_type == EMAIL_OTP and not _EMAIL.match(contact):
+    if otp_type == EMAIL_OTP and not _EMAIL.fullmatch(contact):
         raise InvalidArgument(messages.OTP_CONTACT_NOT_EMAIL, turnkey_error_code="INVALID_EMAIL")
     if otp_type == SMS_OTP and not _E164.match(contact):
         raise InvalidArgument(

@@ -53,7 +53,7 @@ def require_parent(ctx: Context) -> None:
 
 
 def bps_param(value: Any, field: str, cap: int = FEE_CAP_BPS) -> int:
-    if not isinstance(value, str) or not _BPS.match(value) or int(value) > cap:
+    if not isinstance(value, str) or not _BPS.fullmatch(value) or int(value) > cap:
         raise InvalidArgument(say.bps(field, str(value), cap))
     return int(value)
 
@@ -86,7 +86,7 @@ def save_config(
 
 
 def usd_param(value: Any, field: str) -> Decimal:
-    if not isinstance(value, str) or not _USD.match(value) or Decimal(value) <= 0:
+    if not isinstance(value, str) or not _USD.fullmatch(value) or Decimal(value) <= 0:
         raise InvalidArgument(say.usd_limit(field, str(value)))
     return Decimal(value)
 

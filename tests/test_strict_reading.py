@@ -1,4 +1,6 @@
-"""Digits of other scripts are not numbers: the amounts and counts of Swap and Earn, read
+"""Numbers and texts are read whole and in ASCII, as the real service (Go) reads them.
+
+Digits of other scripts are not numbers: the amounts and counts of Swap and Earn, read
 through ``ground/numbers.integer`` like every other number of a request, refuse "²", "١٢٣"
 (Arabic-Indic) and "１２３" (full-width) with the API's 400 and change nothing. Python's
 ``str.isdigit`` accepts them and ``int()`` then fails on "²" (the fuzz found an
@@ -78,3 +80,45 @@ def test_ascii_digits_still_read():
         sign_with=alice, input_token=WETH, output_token=USDC, input_amount="1000000000000000"
     )
     assert quote["quotes"][0]["outputAmount"].isascii()
+
+
+# ----- a trailing newline ----------------------------------------------------------------
+# Python's ``$`` also matches before a final newline, so a pattern ``^...$`` used with
+# ``match`` took "a@b.co\n" as an email and "5\n" as a count; every such check now matches
+# the whole text (Go's ``$`` is the end of the text).
+
+
+def test_an_email_with_a_trailing_newline():
+    emu, _, _, _ = new_world(76)
+    user = {"userName": "u", "userEmail": "a@b.co\n", "apiKeys": [], "authenticators": []}
+    error = fails(emu, emu.create_users, users=[{**user, "oauthProviders": [], "userTags": []}])
+    assert error.status == 400 and "users.0.userEmail" in error.message, error_of(error)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("orgWindowLimitUsd", "100\n"), ("windowDurationMinutes", "60\n")]
+)
+def test_a_swap_limit_with_a_trailing_newline(field, value):
+    emu, _, _, _ = new_world(77)
+    params = {
+        "orgWindowLimitUsd": "100",
+        "subOrgWindowLimitUsd": "10",
+        "windowDurationMinutes": "60",
+        "enabled": True,
+    }
+    error = fails(
+        emu, emu.call, "upsert_swap_fee_sponsorship_limit_config", {**params, field: value}
+    )
+    assert error.status == 400 and error.code == 3, error_of(error)
+
+
+def test_a_webhook_event_type_with_a_trailing_newline():
+    emu, _, _, _ = new_world(78)
+    error = fails(
+        emu,
+        emu.create_webhook_endpoint,
+        url="https://example.com/hook",
+        name="hooks",
+        subscriptions=[{"eventType": "ACTIVITY_UPDATES\n"}],
+    )
+    assert error.status == 400 and error.code == 3, error_of(error)
