@@ -15,12 +15,19 @@ side of the comparison). Figures: the round trip over the floor at each size (go
 the same over a pickle round trip with the collector paused (the C work alone); and
 the round trip at the large size over the small one, against the ratio of their record
 counts (goal ≤ 11 for 10,000 over 1,000: linear, with a tenth to spare).
+
+Then the parts, each alone with the collector paused, and how each grows from the small
+size to the large one: ``dumps`` (what ``snapshot()`` does), the same with the pickler's
+memo off (``Pickler.fast``: its output would not keep shared records shared, timed only to
+show what the memo's table costs as it outgrows the caches), and ``loads`` (what
+``restore()`` does). See docs/performance.md ("Why snapshots are not linear here").
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import io
 import json
 import os
 import pickle
@@ -45,6 +52,36 @@ def _collections() -> tuple[list[int], Any]:
             counted[info["generation"]] += 1
 
     return counted, callback
+
+
+def _dumps_without_memo(store: Any) -> bytes:
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True  # no memo: shared objects written again (timed only, never loaded)
+    pickler.dump(store)
+    return out.getvalue()
+
+
+def measure_parts(store: Any, rounds: int) -> dict[str, float]:
+    """Median µs of dumps, dumps without the memo, and loads of ``store``, in turn."""
+    pickled = pickle.dumps(store, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def dumps() -> None:
+        with paused():
+            pickle.dumps(store, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def dumps_fast() -> None:
+        with paused():
+            _dumps_without_memo(store)
+
+    def loads() -> None:
+        with paused():
+            pickle.loads(pickled)
+        gc.collect(1)
+
+    timed = in_turn([dumps, dumps_fast, loads], rounds, 2)
+    names = ("dumps_us", "dumps_without_memo_us", "loads_us")
+    return {name: statistics.median(t) for name, t in zip(names, timed, strict=True)}
 
 
 def measure_size(records: int, rounds: int) -> dict[str, Any]:
@@ -77,7 +114,9 @@ def measure_size(records: int, rounds: int) -> dict[str, Any]:
     if count_records(emu) != before or emu.world.store is store:
         raise SystemExit("snapshots: a restore did not bring back a copy of the same records")
     saved = emu.snapshot()
+    parts = measure_parts(emu.world.store, rounds)
     return {
+        **parts,
         "records": before,
         "snapshot_bytes": len(saved.pickled),
         "median_us": statistics.median(ours),
@@ -110,6 +149,10 @@ def main(argv: list[str] | None = None) -> int:
         "growth_goal": round(LINEAR_SLACK * scale, 2),
         "floor_growth": round(large["floor_us"] / small["floor_us"], 3),
         "paused_floor_growth": round(large["paused_us"] / small["paused_us"], 3),
+        "parts_growth": {
+            name: round(large[name] / small[name], 3)
+            for name in ("dumps_us", "dumps_without_memo_us", "loads_us")
+        },
     }
     if args.json:
         print(json.dumps(report, indent=1))
@@ -136,6 +179,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{small['records']:,} (records {scale:.2f}×; goal ≤ {LINEAR_SLACK * scale:.1f}: "
         f"{verdict}); the pickle round trip {report['floor_growth']:.2f}×, with the collector "
         f"paused {report['paused_floor_growth']:.2f}×"
+    )
+    grown = report["parts_growth"]
+    print(
+        f"parts, collector paused: dumps {grown['dumps_us']:.2f}×, dumps without the memo "
+        f"{grown['dumps_without_memo_us']:.2f}×, loads {grown['loads_us']:.2f}×"
     )
     return 0
 
