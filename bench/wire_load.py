@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import socket
 import statistics
 import threading
@@ -109,7 +110,27 @@ class LoadResult:
         return statistics.fmean(self.latencies_us) if self.latencies_us else 0.0
 
 
-def _read_answer(sock: socket.socket, buffer: bytearray) -> tuple[int, bool]:
+class _SpinningReads:
+    """A socket whose ``recv`` polls without blocking until bytes come (or ``timeout``): a
+    client that never sleeps waiting for its answer (``run_load(spin=True)``), to measure
+    the client's own wake-up apart from the server's."""
+
+    def __init__(self, sock: socket.socket, timeout: float) -> None:
+        self.sock = sock
+        self.timeout = timeout
+
+    def recv(self, size: int) -> bytes:
+        deadline = time.perf_counter() + self.timeout
+        fd = self.sock.fileno()  # a socket with a timeout is non-blocking underneath; its
+        while True:  # own recv would wait in poll() first
+            try:
+                return os.read(fd, size)
+            except BlockingIOError:
+                if time.perf_counter() > deadline:
+                    raise TimeoutError("no answer") from None
+
+
+def _read_answer(sock: socket.socket | _SpinningReads, buffer: bytearray) -> tuple[int, bool]:
     """Read one HTTP answer from ``sock``: its status and whether the server keeps the
     connection open. Leftover bytes stay in ``buffer``."""
     while True:
@@ -141,9 +162,15 @@ def _read_answer(sock: socket.socket, buffer: bytearray) -> tuple[int, bool]:
 
 
 def run_load(
-    address: tuple[str, int], requests: Sequence[Stamped], clients: int, *, timeout: float = 5.0
+    address: tuple[str, int],
+    requests: Sequence[Stamped],
+    clients: int,
+    *,
+    timeout: float = 5.0,
+    spin: bool = False,
 ) -> LoadResult:
-    """Send every request once, from ``clients`` keep-alive connections in a closed loop."""
+    """Send every request once, from ``clients`` keep-alive connections in a closed loop
+    (``spin``: each client polls for its answer rather than sleeping until it comes)."""
     host = f"{address[0]}:{address[1]}"
     wires = [r.wire(host) for r in requests]
     counter = itertools.count()
@@ -171,7 +198,7 @@ def run_load(
                 if sock is None:  # a server that closes after each answer: a new connection
                     sock = connect()
                 sock.sendall(wires[i])
-                status, keep = _read_answer(sock, buffer)
+                status, keep = _read_answer(_SpinningReads(sock, timeout) if spin else sock, buffer)
                 mine.append((clock() - began) * 1e6)
                 if not keep:
                     sock.close()

@@ -4,6 +4,8 @@ more, off in ``serving()``, and its budget is checked."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import socket
 import threading
 
@@ -11,11 +13,18 @@ import pytest
 import requests
 
 from emulator.http.options import WireOptions
-from emulator.http.polling import SERVE_BUDGET_US, BusyPollSelector, default_budget_us
-from emulator.http.server import make_api_server
+from emulator.http.polling import (
+    SERVE_BUDGET_US,
+    BusyPollSelector,
+    default_budget_us,
+    loop_factory,
+)
+from emulator.http.server import make_api_server, serving
 
 from .test_cli import serve_fails
-from .wire import served
+from .wire import Answer, read_answer, request_bytes, served
+
+WHOAMI = "/public/v1/query/whoami"
 
 
 def test_a_ready_socket_is_returned_at_once_and_a_quiet_one_after_the_timeout():
@@ -91,3 +100,65 @@ def test_a_budget_out_of_range_is_refused(value):
     assert "busy_poll_us must be between 0 and 100000" in serve_fails(
         "--port", "0", "--busy-poll-us", value
     )
+
+
+def test_the_loop_factory_makes_a_working_loop():
+    loop = loop_factory(100)()
+    try:
+        assert isinstance(loop, asyncio.SelectorEventLoop)
+        assert loop.run_until_complete(asyncio.sleep(0.01, "slept")) == "slept"
+    finally:
+        loop.close()
+
+
+def exchange(address: tuple[str, int], writes: list[bytes], answers: int) -> list[tuple]:
+    """Send ``writes`` on one keep-alive connection; the first ``answers`` answers, each as
+    status, the headers that do not vary, and the JSON body."""
+    got = []
+    with socket.create_connection(address, timeout=10) as sock:
+        for data in writes:
+            sock.sendall(data)
+        buffer = bytearray()
+        for _ in range(answers):
+            answer: Answer = read_answer(sock, buffer)
+            if answer.status == 100:
+                answer = read_answer(sock, buffer)
+            headers = {k: v for k, v in answer.headers.items() if k != "date"}
+            body = json.loads(answer.body) if answer.body else None
+            if answer.status == 200:
+                body.pop("activity")  # whoami's record of the call: its id and time differ
+            got.append((answer.status, headers, body))
+    return got
+
+
+def test_a_polling_server_answers_exactly_as_a_sleeping_one():
+    """Keep-alive, pipelining, a chunked body, ``Expect: 100-continue``, a head and a body
+    over their limits, a malformed request: the same answers, byte for byte but the date
+    (adapted from a test of the wire1b branch)."""
+    limits = {"max_header_bytes": 2048, "max_body_bytes": 8192}
+    with served(WireOptions(**limits)) as s:
+        body = s.whoami_body()
+        stamped = {"X-Stamp": s.stamp(body), "Content-Type": "application/json"}
+        whoami = request_bytes("POST", WHOAMI, body, stamped)
+        chunked = request_bytes(
+            "POST", WHOAMI, b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body), stamped, length=False
+        ).replace(b"\r\nX-Stamp", b"\r\nTransfer-Encoding: chunked\r\nX-Stamp", 1)
+        expect = request_bytes("POST", WHOAMI, b"", {**stamped, "Expect": "100-continue"})
+        expect = expect.replace(b"Content-Length: 0", b"Content-Length: %d" % len(body))
+        streams = [
+            ([whoami, whoami + whoami + chunked], 4),  # alone, then three pipelined
+            ([expect, body, whoami], 2),  # the body after the head, as curl sends it
+            ([request_bytes("POST", WHOAMI, b"{}", {"X-Big": "x" * 3000})], 1),  # 431
+            ([request_bytes("POST", WHOAMI, b"x" * 9000, stamped)], 1),  # 413
+            ([b"POST / HTTP/1.1\r\nContent-Length: nope\r\n\r\n"], 1),  # 400
+            ([request_bytes("POST", WHOAMI, body)], 1),  # no stamp: the API's own 401
+        ]
+        plain = [exchange(s.address, writes, n) for writes, n in streams]
+        options = WireOptions(**limits, busy_poll_us=SERVE_BUDGET_US)
+        with serving(s.emu.world, options=options) as url:
+            port = int(url.rsplit(":", 1)[1])
+            polled = [exchange(("127.0.0.1", port), writes, n) for writes, n in streams]
+    assert polled == plain
+    statuses = [[status for status, _, _ in answers] for answers in plain]
+    assert statuses == [[200] * 4, [200, 200], [431], [413], [400], [401]]
+    assert plain[0][0][2]["organizationId"] == s.org.organization_id

@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from emulator.http.options import WireOptions
+from emulator.http.polling import SERVE_BUDGET_US
 
 from .wire import Answer, read_answer, served
 
@@ -34,10 +35,13 @@ EXAMPLES = int(os.environ.get("WIRE_EXAMPLES", "25"))
 WHOAMI = "/public/v1/query/whoami"
 
 
-@pytest.fixture(scope="module")
-def server():
+@pytest.fixture(scope="module", params=[0, SERVE_BUDGET_US], ids=["sleeps", "polls"])
+def server(request):
     options = WireOptions(
-        max_header_bytes=HEAD_LIMIT, max_body_bytes=BODY_LIMIT, read_timeout_s=5.0
+        max_header_bytes=HEAD_LIMIT,
+        max_body_bytes=BODY_LIMIT,
+        read_timeout_s=5.0,
+        busy_poll_us=request.param,  # serve's loop, which polls before it sleeps, reads alike
     )
     with served(options) as s:
         yield s
