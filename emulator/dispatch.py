@@ -20,6 +20,7 @@ the handler.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 from collections.abc import Callable
@@ -275,8 +276,7 @@ def _resubmitted(
 def _in_transaction(world: World, change: Callable[[Transaction], T]) -> T:
     """``change(tx)``, all or nothing, ids included."""
     tx = world.transaction()
-    ids_state = world.ids.getstate()
-    tx.on_rollback(lambda: world.ids.setstate(ids_state))
+    tx.on_rollback(functools.partial(world.ids.setstate, world.ids.getstate()))
     try:
         outcome = change(tx)
     except BaseException:

@@ -185,3 +185,43 @@ def test_a_bad_secp256k1_key_is_refused_every_time_and_a_good_one_signs_alike(ki
                 sign_digest_secp256k1(kind(bad), digest)
     good = kind((12345).to_bytes(32, "big"))
     assert sign_digest_secp256k1(good, digest) == sign_digest_secp256k1(bytes(good), digest)
+
+
+def test_activity_updates_skip_only_an_organization_no_endpoint_can_hear():
+    """``activity_updates.note`` returns early for an organization with no endpoint and no
+    parent; otherwise it registers a delivery exactly when ``subscribed`` finds endpoints."""
+    import dataclasses
+
+    from emulator import Emulator
+    from emulator.events import activity_updates
+
+    emu = Emulator()
+    root = emu.create_organization("Root")
+    world = emu.world
+    bare = world.store.organizations[root.organization_id]
+    emu.create_webhook_endpoint(
+        url="http://127.0.0.1:9/hooks",
+        name="hooks",
+        subscriptions=[{"eventType": "ACTIVITY_UPDATES"}],
+    )
+    heard = world.store.organizations[root.organization_id]
+    assert heard.webhook_endpoints
+    silent = dataclasses.replace(heard, webhook_endpoints={})
+    orphan = dataclasses.replace(silent, organization_id="orphan", parent_id="missing")
+    world.store.organizations["silent-parent"] = dataclasses.replace(
+        silent, organization_id="silent-parent"
+    )
+    child = dataclasses.replace(silent, organization_id="child", parent_id=heard.organization_id)
+    quiet_child = dataclasses.replace(silent, organization_id="qc", parent_id="silent-parent")
+    activity = next(iter(heard.activities.values()))
+    cases = [(silent, False), (orphan, False), (child, True), (quiet_child, False), (heard, True)]
+    if not bare.webhook_endpoints:
+        cases.append((bare, False))
+    for org, expected in cases:
+        tx = world.transaction()
+        before = tx.savepoint()[1]
+        activity_updates.note(world, tx, org, activity)
+        registered = tx.savepoint()[1] > before
+        tx.rollback()
+        assert registered is expected is bool(activity_updates.subscribed(world.store, org))
+    del world.store.organizations["silent-parent"]
