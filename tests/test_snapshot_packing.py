@@ -187,6 +187,10 @@ class Tags(list):
             next(iter(next(iter(org.wallets.values())).accounts.values())), "name", Name("x")
         ),
         lambda org: org.signers.__setitem__("odd", [*next(iter(org.signers.values()))]),
+        lambda org: setattr(next(iter(org.private_keys.values())), "curve", None),
+        lambda org: setattr(
+            next(iter(next(iter(org.wallets.values())).accounts.values())), "path_format", None
+        ),
         lambda org: org.signers.__setitem__("odd", (("k", None, None),)),
     ],
     ids=[
@@ -196,6 +200,8 @@ class Tags(list):
         "key-not-its-id",
         "account-str-subclass",
         "signers-list",
+        "curve-not-a-string",
+        "path-format-not-a-string",
         "signers-not-a-ref",
     ],
 )

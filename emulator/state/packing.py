@@ -92,14 +92,21 @@ def _pack(value: Any) -> bytes:
 def _pack_private_keys(keys: dict[str, PrivateKey]) -> bytes:
     rows = []
     for key_id, key in keys.items():
-        if type(key) is not PrivateKey or key.private_key_id != key_id:
-            raise _NotPlain
+        if (
+            type(key) is not PrivateKey
+            or key.private_key_id != key_id
+            or type(key.curve) is not str
+        ):
+            raise _NotPlain  # (the curve and formats are interned again: strings only)
         row = list(_pk_values(key))
         addresses = key.addresses
         if type(addresses) is not list:
             raise _NotPlain
         row[_PK_ADDRESSES] = [
-            (a.address_format, a.address) if type(a) is Address else _refuse() for a in addresses
+            (a.address_format, a.address)
+            if type(a) is Address and type(a.address_format) is str
+            else _refuse()
+            for a in addresses
         ]
         rows.append(row)
     return _pack(rows)
@@ -139,7 +146,10 @@ def _pack_wallets(wallets: dict[str, Wallet]) -> bytes:
         for account_id, account in wallet.accounts.items():
             if type(account) is not WalletAccount or account.wallet_account_id != account_id:
                 raise _NotPlain
-            accounts.append(_account_values(account))
+            values = _account_values(account)
+            if any(type(values[at]) is not str for at in _ACCOUNT_INTERNED):
+                raise _NotPlain
+            accounts.append(values)
         if type(wallet.accounts) is not dict:
             raise _NotPlain
         rows.append((_wallet_values(wallet), accounts))
