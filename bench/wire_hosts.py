@@ -194,7 +194,7 @@ def host(name: str, port: int) -> None:
         from emulator.http.server import make_api_server
 
         budget = default_budget_us() if name == "emulator" else 0
-        options = WireOptions(busy_poll_us=budget)
+        options = WireOptions(busy_poll_us=budget, compact_after_answer=True)  # as `serve`
         server = make_api_server(
             emu.world, "127.0.0.1", port, on_second=freeze_young, options=options
         )

@@ -230,6 +230,7 @@ def wire_options(args: argparse.Namespace) -> WireOptions:
         control_token=args.control_token,
         bound_host=args.host,
         busy_poll_us=default_budget_us() if args.busy_poll_us is None else args.busy_poll_us,
+        compact_after_answer=True,
     )
 
 

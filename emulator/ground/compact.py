@@ -82,9 +82,10 @@ _VERSIONS: dict[str, Any] = {}
 class Young:
     """The activities recorded last, not compacted yet (one per world).
 
-    The server writes its answer before it compacts (``deferring``, then ``settle``: the
-    compaction of an activity 64 back is no part of the answer, and the client's wake-up
-    then overlaps it); every other caller compacts as it records."""
+    ``serve``'s server writes its answer before it compacts (``deferring``, then ``settle``,
+    before it reads the next request: the compaction of an activity 64 back is no part of
+    the answer, and the client's wake-up then overlaps it; ``WireOptions.compact_after_answer``);
+    every other caller compacts as it records."""
 
     __slots__ = ("deferring", "recent")
 

@@ -43,6 +43,11 @@ class WireOptions:
     # µs the event loop polls without waiting before it sleeps (polling.py); 0: it sleeps at
     # once. ``serve`` sets 500 where there are two CPUs or more.
     busy_poll_us: int = 0
+    # Write each answer before the compaction its request made due (``compact.Young``):
+    # ``serve`` sets it, where nothing but the next request (read after the compaction) can
+    # look at the records; ``serving()`` does not, where the test's own thread may take a
+    # snapshot the moment its answer arrives.
+    compact_after_answer: bool = False
 
     def __post_init__(self) -> None:
         for name in ("max_body_bytes", "max_header_bytes", "max_connections", "backlog"):

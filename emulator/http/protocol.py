@@ -290,8 +290,9 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
         site = self.site
         assert site is not None
         peer = self.client[0] if self.client else None
-        young = site.world.young
-        young.deferring = True  # the answer first, then the compaction it made due
+        young = site.world.young if self.options.compact_after_answer else None
+        if young is not None:
+            young.deferring = True  # the answer first, then the compaction it made due
         try:
             try:
                 answer = site.respond(method, path, headers, body, peer)
@@ -300,9 +301,10 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
                 answer = error_answer(500, INTERNAL, "internal server error")
             stays = self._answer(answer, keep_alive and not self._stopping, head=method == "HEAD")
         finally:
-            young.deferring = False
-            with site.world.lock:
-                young.settle()
+            if young is not None:
+                young.deferring = False
+                with site.world.lock:
+                    young.settle()
         if not stays:
             raise _Stopped
         self.server_state.total_requests += 1
