@@ -500,3 +500,23 @@ def test_the_flat_check_is_the_schema_check(named, value):
     spec = named[2]
     cleaned, errors = check(spec, value)
     assert fused._checked(spec, value) == (None if errors else cleaned)
+
+
+def test_a_handler_that_writes_goes_down_the_plain_path():
+    """The fused handler's transaction refuses any change before it is made: a handler that
+    writes (none of the listed ones does) is run again by the plain path, in a real one."""
+    op = REGISTRY["sign_raw_payload"]
+    signs = op.handler
+
+    def writes(ctx, params):
+        ctx.tx.put(ctx.org.features, "FEATURE_NAME_TEST_WRITE", "1")
+        return signs(ctx, params)
+
+    object.__setattr__(op, "handler", writes)
+    try:
+        fast, _ = run_both([("sign", 0, 1), ("sign keccak", 1, 2)])
+    finally:
+        object.__setattr__(op, "handler", signs)
+    assert fast.emu.fused_calls == 0
+    features = fast.emu.world.store.organizations[fast.org.organization_id].features
+    assert features.get("FEATURE_NAME_TEST_WRITE") == "1"  # written once per call, plainly

@@ -19,8 +19,8 @@ up front without changing anything:
 * the policy engine's verdict is ALLOW with no policy evaluated: the caller alone is the
   root quorum (``policy_engine.judge``'s first rule); no MFA policy in the organization, no
   velocity control, no webhook endpoint that hears the organization;
-* the handler (read-only: it signs, it writes nothing) answers without an error and
-  without touching its transaction.
+* the handler (read-only: it signs, it writes nothing) answers without an error, in a
+  transaction that refuses any change (``_ReadOnly``).
 
 Anything else answers ``None`` and the facade takes the plain path, which then does
 everything, errors included, exactly as before. What the fused body makes is the plain
@@ -34,7 +34,6 @@ fused path off, and compares everything.
 
 from __future__ import annotations
 
-import sys
 import time
 from functools import partial
 from typing import Any
@@ -43,11 +42,11 @@ from ..crypto.stamps import ApiKeyStamp
 from ..engine_state.world import World
 from ..events.activity_updates import subscribed
 from ..ground.clock import NANOS_PER_MILLI
-from ..ground.models import Activity, Organization, Vote
+from ..ground.models import Organization
 from ..ground.render import timestamp, user
 from ..ground.schema import Enum, Object, String, check
 from ..ground.transaction import Transaction
-from .activities import APPROVED, COMPLETED
+from .activities import APPROVED, COMPLETED, record_activity
 from .auth import Caller, authenticate
 from .context import Context
 from .ip_allowlists import applicable
@@ -102,6 +101,9 @@ def submit(
     ):
         return None
     timestamp_ms = body["timestampMs"]
+    # ASCII digits, and not many (else ``check_timestamp``'s ``integer`` decides, plainly).
+    if not (timestamp_ms.isascii() and timestamp_ms.isdigit()) or len(timestamp_ms) > 16:
+        return None
     window = world.settings.timestamp_window_s
     if window is not None:
         drift_ms = int(timestamp_ms) - clock.now_ns() // NANOS_PER_MILLI
@@ -115,13 +117,9 @@ def submit(
         return None
     canonical = version.upgrade(params) if version.upgrade else params
     now_ns = clock.now_ns()
-    scratch = Transaction()
     try:
-        result = op.handler(Context(world, org, caller, now_ns, scratch, raw), canonical)
-    except Exception:  # a refused payload, an unknown key: the plain path answers it
-        return None
-    if scratch.savepoint() != (0, 0):  # not read-only after all: the plain path runs it
-        scratch.rollback()
+        result = op.handler(Context(world, org, caller, now_ns, _READ_ONLY, raw), canonical)
+    except (Exception, _Writes):  # a refusal, a write: the plain path answers it
         return None
     if version.downgrade_result is not None:
         result = version.downgrade_result(result)
@@ -130,35 +128,24 @@ def submit(
     # record_activity: the activity's id, then its vote's, from the world's ids.
     ids = world.ids
     ids_before = ids.getstate()
-    activity_id = ids.uuid7(now_ns // NANOS_PER_MILLI)
-    vote = Vote(
-        vote_id=ids.uuid4(),
-        user_id=proposer.user_id,
-        activity_id=activity_id,
-        selection=APPROVED,
-        message=raw.decode("utf-8"),
-        public_key=sys.intern(stamp.public_key),
-        signature=stamp.signature,
-        scheme=sys.intern(stamp.scheme),
-        created_at=now_ns,
-        voter=proposer,
-    )
     intent = {version.intent_key: params}
     seed_intent = version.seed_intent(params) if version.seed_intent else None
-    activity = Activity(
-        activity_id=activity_id,
-        organization_id=org_id,
-        activity_type=version.activity_type,
+    activity = record_activity(
+        world,
+        org,
+        caller,
         status=COMPLETED,
+        activity_type=version.activity_type,
         intent=intent,
+        seed_intent=seed_intent,
         result=result,
+        body=raw,
         fingerprint=fingerprint,
         timestamp_ms=timestamp_ms,
-        created_at=now_ns,
-        updated_at=now_ns,
-        votes=[vote],
-        seed_intent=seed_intent,
+        now_ns=now_ns,
     )
+    activity_id = activity.activity_id
+    vote = activity.votes[0]
     # add_activity, with the journal's undo of the transaction it would have run in.
     by_id, by_fingerprint, own = (
         store.activities_by_id,
@@ -330,6 +317,37 @@ def _plan(spec: Object) -> tuple[tuple[str, bool, bool, frozenset[str] | None], 
         else:
             return None
     return tuple(plan)
+
+
+class _Writes(BaseException):
+    """A handler of the fused path tried to change something (``_ReadOnly``). Not an
+    ``Exception``: no handler's ``except`` takes it for its own error."""
+
+
+class _ReadOnly(Transaction):
+    """The transaction a fused handler runs in: read-only handlers never use it, and any
+    change through it is refused before it is made (the plain path then runs the handler
+    in a real one). One for every world: it holds nothing."""
+
+    __slots__ = ()
+
+    def put(self, mapping: Any, key: Any, value: Any) -> None:
+        raise _Writes
+
+    def pop(self, mapping: Any, key: Any) -> Any:
+        raise _Writes
+
+    def set(self, obj: object, attribute: str, value: Any) -> None:
+        raise _Writes
+
+    def on_rollback(self, undo: Any) -> None:
+        raise _Writes
+
+    def on_commit(self, hook: Any) -> None:
+        raise _Writes
+
+
+_READ_ONLY = _ReadOnly()
 
 
 def _undo(ids: Any, ids_before: Any, entries: tuple[tuple[Any, Any, Any], ...]) -> None:
