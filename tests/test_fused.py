@@ -475,6 +475,7 @@ FIELD_VALUES = st.one_of(
 )
 
 
+@settings(deadline=None)
 @given(
     st.sampled_from(SIGNING_SPECS),
     st.dictionaries(
