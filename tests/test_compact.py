@@ -213,3 +213,54 @@ def test_a_vote_of_an_activity_with_several_votes_is_not_packed(emu: Emulator) -
     record = emu.world.store.activities_by_id[proposal["id"]]
     assert type(record.result) is bytes and all(type(v) is Vote for v in record.votes)
     assert emu.get_activity(activity_id=proposal["id"])["activity"]["result"] == done["result"]
+
+
+def test_the_server_answers_first_and_compacts_after():
+    """Over the wire the compaction a request makes due runs after its answer is written
+    (``Young.deferring``/``settle``): the answers are the plain ones, and before the next
+    request is read everything due is compacted, a failed request included."""
+    import requests
+
+    from .wire import served
+
+    with served() as s:
+        address = _address(s.emu)
+        org = s.emu.world.store.organizations[s.org.organization_id]
+        young = s.emu.world.young
+        made = []
+        for i in range(compact.YOUNG + 3):
+            body = json.dumps(
+                {
+                    "type": "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
+                    "timestampMs": str(s.emu.clock.now_ms() + i),
+                    "organizationId": s.org.organization_id,
+                    "parameters": {
+                        "signWith": address,
+                        "payload": f"{i:064x}",
+                        "encoding": "PAYLOAD_ENCODING_HEXADECIMAL",
+                        "hashFunction": "HASH_FUNCTION_NO_OP",
+                    },
+                }
+            ).encode()
+            answer = requests.post(
+                f"{s.url}/public/v1/submit/sign_raw_payload",
+                data=body,
+                headers={"X-Stamp": s.stamp(body), "Content-Type": "application/json"},
+                timeout=10,
+            )
+            assert answer.status_code == 200, answer.text
+            made.append(answer.json()["activity"])
+        # The next request is read after the last one's compaction: then all is settled.
+        whoami = s.whoami_body()
+        requests.post(
+            f"{s.url}/public/v1/query/whoami",
+            data=whoami,
+            headers={"X-Stamp": s.stamp(whoami), "Content-Type": "application/json"},
+            timeout=10,
+        ).raise_for_status()
+        with s.emu.world.lock:
+            assert not young.deferring and len(young.recent) <= compact.YOUNG
+            compacted = [a for a in made if org.activities[a["id"]].intent is DERIVED]
+        assert [a["id"] for a in compacted] == [a["id"] for a in made[:3]]
+        for activity in made:  # the same answer, compacted or not
+            assert s.emu.get_activity(activity_id=activity["id"])["activity"] == activity

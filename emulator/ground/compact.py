@@ -80,12 +80,17 @@ _VERSIONS: dict[str, Any] = {}
 
 
 class Young:
-    """The activities recorded last, not compacted yet (one per world)."""
+    """The activities recorded last, not compacted yet (one per world).
 
-    __slots__ = ("recent",)
+    The server writes its answer before it compacts (``deferring``, then ``settle``: the
+    compaction of an activity 64 back is no part of the answer, and the client's wake-up
+    then overlaps it); every other caller compacts as it records."""
+
+    __slots__ = ("deferring", "recent")
 
     def __init__(self) -> None:
         self.recent: deque[Activity] = deque()
+        self.deferring = False
 
     def note(self, activity: Activity, version: Any) -> None:
         """Called by the dispatcher with each activity it records and its version."""
@@ -93,7 +98,13 @@ class Young:
         recent = self.recent
         if known is version:
             recent.append(activity)
-        if len(recent) > YOUNG:
+        if len(recent) > YOUNG and not self.deferring:
+            compact(recent.popleft())
+
+    def settle(self) -> None:
+        """Compact what ``note`` left while ``deferring`` (the caller holds the world's lock)."""
+        recent = self.recent
+        while len(recent) > YOUNG:
             compact(recent.popleft())
 
 

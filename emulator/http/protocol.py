@@ -290,12 +290,20 @@ class EmulatorHttpProtocol(HttpToolsProtocol):
         site = self.site
         assert site is not None
         peer = self.client[0] if self.client else None
+        young = site.world.young
+        young.deferring = True  # the answer first, then the compaction it made due
         try:
-            answer = site.respond(method, path, headers, body, peer)
-        except Exception:  # a bug of ours: the API's 500, the trace on stderr
-            traceback.print_exc(file=sys.stderr)
-            answer = error_answer(500, INTERNAL, "internal server error")
-        if not self._answer(answer, keep_alive and not self._stopping, head=method == "HEAD"):
+            try:
+                answer = site.respond(method, path, headers, body, peer)
+            except Exception:  # a bug of ours: the API's 500, the trace on stderr
+                traceback.print_exc(file=sys.stderr)
+                answer = error_answer(500, INTERNAL, "internal server error")
+            stays = self._answer(answer, keep_alive and not self._stopping, head=method == "HEAD")
+        finally:
+            young.deferring = False
+            with site.world.lock:
+                young.settle()
+        if not stays:
             raise _Stopped
         self.server_state.total_requests += 1
         self._idle_since = self.loop.time()  # the idle timer, armed once, reads it

@@ -1,8 +1,10 @@
 """Snapshots: an independent copy of a world's state, restorable any number of times.
 
 A snapshot is the store pickled (records, indexes, vault) with the id and clock
-states: one pass of C code each way, linear in the records, where a deep copy
-walks every object in Python. Wallet secrets are not pickled but shared: a
+states, its bulk collections (private keys, wallets, the signers index, the
+vault's key bytes) packed into one string each by the snapshot's own pickler
+(``packing.py``): linear in the records, where a deep copy walks every object in
+Python. Wallet secrets are not pickled but shared: a
 ``WalletSecret`` never changes once made (its keychain is a cache of a pure
 function of the mnemonic), so a restored wallet signs at once, without deriving
 its seed again. The pickle is the emulator's own, made and read in this process
@@ -15,7 +17,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import pickle
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +24,7 @@ from ..engine_state.store import Store
 from ..engine_state.vault import WalletSecret
 from ..engine_state.world import World
 from ..ground.gc_tuning import paused, settled
+from . import packing
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,7 @@ class Snapshot:
     def store(self) -> Store:
         """A fresh copy of the saved store."""
         with settled():  # the records are state: not scanned young (gc_tuning.py)
-            store: Store = pickle.loads(self.pickled)
+            store: Store = packing.loads(self.pickled)
         store.vault.wallets = dict(self.wallet_secrets)
         return store
 
@@ -55,7 +57,7 @@ def take(world: World, facade: dict) -> Snapshot:
         store = world.store
         bare = dataclasses.replace(store, vault=dataclasses.replace(store.vault, wallets={}))
         with paused():
-            pickled = pickle.dumps(bare, protocol=pickle.HIGHEST_PROTOCOL)
+            pickled = packing.dumps(bare)
         return Snapshot(
             pickled,
             dict(store.vault.wallets),
