@@ -398,29 +398,99 @@ def test_each_precondition_sends_the_call_down_the_plain_path(before, step):
     assert_same(fast, plain)
 
 
-def test_settings_and_seams_send_the_call_down_the_plain_path():
-    """Rate limits, an IP allowlist's address, an MFA policy, velocity controls, a webhook
-    endpoint and the durable journal each make the call plain (checked by the counter)."""
-    side = Side(True)
-    emu = side.emu
-    _sign(side, 0, 1, NO_OP)
-    assert emu.fused_calls == 1
-    emu.create_webhook_endpoint(
+def _webhook(s: Side) -> None:
+    s.emu.create_webhook_endpoint(
         url="http://127.0.0.1:9/hooks",
         name="hooks",
         subscriptions=[{"eventType": "ACTIVITY_UPDATES"}],
     )
-    _sign(side, 0, 2, NO_OP)
-    assert emu.fused_calls == 1
-    # a sub-organization hears its parent's endpoint too
-    emu.sign_raw_payload(
-        sign_with=side.sub_eth,
-        payload=payload(3),
-        encoding=HEX,
-        hash_function=NO_OP,
-        organization_id=side.sub.organization_id,
+
+
+def _allowlist(s: Side, client_ip: str) -> None:
+    s.emu.set_ip_allowlist(rules=[{"cidr": "10.0.0.0/24"}], enabled=True)
+    s.emu.backdoor.set_client_ip(client_ip)
+
+
+def _mfa(s: Side) -> None:
+    s.emu.create_mfa_policy(
+        user_id=s.org.user_id,
+        mfa_policy_name="signing",
+        condition="activity.action == 'SIGN'",
+        required_authentication_methods=[{"any": [{"type": "AUTHENTICATION_TYPE_API_KEY"}]}],
+        order=1,
     )
-    assert emu.fused_calls == 1
+
+
+def _velocity(s: Side) -> None:
+    s.emu.create_velocity_control(
+        name="daily ETH",
+        identifier="daily_eth",
+        data_source={
+            "chainAssetTransfer": {
+                "definition": [{"caip19": "eip155:1/slip44:60", "decimals": 18}],
+                "phase": {"signature": {}},
+            }
+        },
+        aggregation={
+            "method": "VELOCITY_CONTROL_AGGREGATION_METHOD_SUM",
+            "operator": "VELOCITY_CONTROL_AGGREGATION_OPERATOR_LESS_THAN_OR_EQUAL",
+            "threshold": "1.5",
+            "window": {"rolling": {"duration": 86400}},
+            "groupBy": {"wallet": {}},
+        },
+    )
+
+
+def _rate_limits(s: Side) -> None:
+    s.emu.settings.rate_limits = "enterprise"
+
+
+SEAMS: dict[str, Callable[[Side], Any]] = {
+    "a webhook endpoint": _webhook,
+    "an IP allowlist that admits the address": lambda s: _allowlist(s, "10.0.0.7"),
+    "an IP allowlist that refuses the address": lambda s: _allowlist(s, "192.0.2.1"),
+    "an MFA policy": _mfa,
+    "a velocity control": _velocity,
+    "rate limits": _rate_limits,
+}
+
+
+@pytest.mark.parametrize("seam", sorted(SEAMS))
+def test_each_setting_and_seam_sends_the_call_down_the_plain_path(seam):
+    """Rate limits, an IP allowlist, an MFA policy, a velocity control, a webhook endpoint
+    (heard by the organization and by its sub-organization) each make every signature plain
+    (the counter), with the plain path's outcomes."""
+    fast, plain = run_both([("sign", 0, 1)])
+    for side in (fast, plain):
+        SEAMS[seam](side)
+    taken = fast.emu.fused_calls
+    for step in [("sign", 0, 2), ("sign many", 1, 3), ("sign in sub-organization", 0, 4)]:
+        assert outcome(fast, step) == outcome(plain, step), step
+    assert_same(fast, plain)
+    sub_heard = seam == "a webhook endpoint"
+    # a sub-organization has no allowlist, MFA policy or velocity control of its own: only
+    # a webhook endpoint of its parent (and rate limits) keep it plain
+    assert fast.emu.fused_calls == taken + (0 if sub_heard or seam == "rate limits" else 1)
+
+
+def test_a_durable_journal_sends_the_call_down_the_plain_path(tmp_path):
+    from emulator.state.journal import Journal
+    from emulator.state.persistence import StateFile
+
+    fast, plain = run_both([("sign", 0, 1)])
+    for name, side in (("fast", fast), ("plain", plain)):
+        state = StateFile.create(tmp_path / f"{name}.sqlite", side.emu.to_document())
+        Journal(side.emu, state, compact_every=10**9).attach()
+    taken = fast.emu.fused_calls
+    for step in [("sign", 0, 2), ("sign transaction", 1, 3)]:
+        assert outcome(fast, step) == outcome(plain, step), step
+    assert fast.emu.fused_calls == taken
+    assert_same(fast, plain)
+    reread = StateFile.open(tmp_path / "fast.sqlite")
+    try:
+        assert reread.read() == fast.emu.to_document(archived=False)
+    finally:
+        reread.close()
 
 
 def test_the_switch_is_per_emulator():

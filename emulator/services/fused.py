@@ -96,7 +96,7 @@ def submit(
         or (1 if proposer.user_id in quorum.user_ids else 0) < quorum.threshold
         or org.mfa_policies
         or org.velocity_controls
-        or (org.parent_id is None and applicable(org, caller) is not None)
+        or (org.parent_id is None and org.ip_allowlists and applicable(org, caller) is not None)
         or ((org.webhook_endpoints or org.parent_id is not None) and subscribed(store, org))
     ):
         return None
