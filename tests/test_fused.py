@@ -25,10 +25,12 @@ from hypothesis import strategies as st
 from emulator import Emulator
 from emulator.accounts import account_spec
 from emulator.crypto.api_keys import P256, key_pair_from_private
+from emulator.crypto.authenticator import VirtualAuthenticator
 from emulator.ground.errors import TurnkeyApiError
 from emulator.ground.schema import check
 from emulator.ops import FUSED_TYPES, REGISTRY
 from emulator.services import fused
+from emulator.testing.client_crypto import TargetKey
 
 SEED = 1234
 START_MS = 1_790_000_000_000
@@ -269,9 +271,10 @@ STEP = st.tuples(
 )
 
 
-def outcome(side: Side, step: Step) -> Any:
+def attempt(call: Callable[[], Any]) -> Any:
+    """What ``call`` answers, or the error it raises, as a value to compare."""
     try:
-        return ("ok", STEPS[step[0]](side, step[1], step[2]))
+        return ("ok", call())
     except TurnkeyApiError as error:
         return (
             "error",
@@ -283,6 +286,10 @@ def outcome(side: Side, step: Step) -> Any:
         )
     except ValueError as error:  # a checkpoint rolled back past
         return ("value error", str(error))
+
+
+def outcome(side: Side, step: Step) -> Any:
+    return attempt(lambda: STEPS[step[0]](side, step[1], step[2]))
 
 
 def calls(side: Side) -> list[Any]:
@@ -471,6 +478,29 @@ def test_each_setting_and_seam_sends_the_call_down_the_plain_path(seam):
     # a sub-organization has no allowlist, MFA policy or velocity control of its own: only
     # a webhook endpoint of its parent (and rate limits) keep it plain
     assert fast.emu.fused_calls == taken + (0 if sub_heard or seam == "rate limits" else 1)
+
+
+def test_a_passkey_or_a_session_key_sends_the_call_down_the_plain_path():
+    """A passkey's stamp, and a session key with a profile (its scope judges the call),
+    each make the signature plain, with the plain path's outcome."""
+    device = VirtualAuthenticator(credential_id=bytes([7]) * 16)
+    params = device.authenticator_params("key 7")  # one attestation for both sides
+    session = TargetKey.generate(bytes([1]) * 32)
+    fast, plain = run_both([("sign", 0, 1)])
+    for side in (fast, plain):
+        side.emu.create_authenticators(user_id=side.org.user_id, authenticators=[params])
+        profile = side.emu.create_session_profile(session_profile_name="scoped", scope="true")
+        side.emu.stamp_login(
+            public_key=session.compressed_public_key,
+            session_profile_id=profile["sessionProfileId"],
+        )
+    taken = fast.emu.fused_calls
+    for i, caller in enumerate((device, session.api_key)):
+        fast_answer = attempt(lambda: _sign(fast, 0, 10 + i, NO_OP, caller=caller))  # noqa: B023
+        plain_answer = attempt(lambda: _sign(plain, 0, 10 + i, NO_OP, caller=caller))  # noqa: B023
+        assert fast_answer == plain_answer
+    assert fast.emu.fused_calls == taken
+    assert_same(fast, plain)
 
 
 def test_a_durable_journal_sends_the_call_down_the_plain_path(tmp_path):
