@@ -295,6 +295,11 @@ def main(argv: list[str] | None = None) -> int:
         goal = f"{r.goal} {r.status}" if r.goal else ""
         print(f"| {r.name} | {r.median:.1f} | {r.ratio:.2f} | {r.floor_name} | {goal} |")
     print()
+    means = statistics.mean(ours), statistics.mean(floor)
+    print(
+        f"means {means[0]:.1f} / {means[1]:.1f} µs ({means[0] / means[1]:.2f}×), "
+        f"medians {statistics.median(ours):.1f} / {statistics.median(floor):.1f} µs"
+    )
     print(
         f"facade sign_raw_payload NO_OP, call for call: {ratio:.2f}× one coincurve signature "
         f"(goal ≤ {FACADE_GOAL.limit:g})"

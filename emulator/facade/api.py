@@ -100,6 +100,11 @@ class Emulator(OperationMethods, Seams, Documents, WireAccess):
         self._last_timestamp_ms = 0
         self._stamps: dict[ApiKeyPair, ApiKeyStamp | WebauthnStamp] = {}
         self._auth_proxy: AuthProxy | None = None
+        # The fused path of the signing activities (``services/fused.py``): on, and how
+        # many calls took it. Off only to compare it with the plain path (its tests).
+        self.fused = True
+        self.fused_calls = 0
+        self._callers_seen: dict = {}  # the fused path's callers, by stamp
 
     # ----- the world --------------------------------------------------------
 
@@ -350,12 +355,30 @@ class Emulator(OperationMethods, Seams, Documents, WireAccess):
         # No HTTP request was signed: the vote records the caller's key and scheme with an
         # empty signature.
         with self._world.lock:  # the timestamp and the activity it makes are one step
+            response = None
             if timestamp_ms is None:
                 raw, known = self._fresh(body, engine.fingerprint)
+                if self.fused and body["type"] in engine.fused_types:  # services/fused.py
+                    version = op.version(body["type"])
+                    response = engine.fused(
+                        self._world,
+                        op,
+                        version,
+                        org_id,
+                        stamp,
+                        body,
+                        raw,
+                        known,
+                        self._callers_seen,
+                    )
+                    self.fused_calls += response is not None
             else:
                 raw, known = jsontext.dumps(body).encode(), None
-            request = engine.request(op, body, raw, stamp, check_signature=False, fingerprint=known)
-            response = engine.dispatch(self._world, request)
+            if response is None:
+                request = engine.request(
+                    op, body, raw, stamp, check_signature=False, fingerprint=known
+                )
+                response = engine.dispatch(self._world, request)
         deliver_synchronously(self._world)  # now that the world is let go of
         activity = response["activity"]
         version = op.version(activity["type"])

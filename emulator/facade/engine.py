@@ -64,16 +64,29 @@ class Engine:
     fingerprint: Callable[[bytes], str]
     api_key_stamp: Callable[..., ApiKeyStamp]
     schemes: dict[str, str]
+    # The activity types of the fused path and its body (``services/fused.py``).
+    fused_types: frozenset[str]
+    fused: Callable[..., Json | None]
 
 
 @functools.cache
 def load_engine() -> Engine:
     from ..crypto.stamps import DEFAULT_SCHEMES, ApiKeyStamp
     from ..dispatch import Request, dispatch
-    from ..ops import ACTIVITY, REGISTRY
+    from ..ops import ACTIVITY, FUSED_TYPES, REGISTRY
+    from ..services import fused
     from ..services.activities import fingerprint
 
     by_sdk = {op.sdk_method: op for op in REGISTRY.values()}
     return Engine(
-        REGISTRY, by_sdk, ACTIVITY, dispatch, Request, fingerprint, ApiKeyStamp, DEFAULT_SCHEMES
+        REGISTRY,
+        by_sdk,
+        ACTIVITY,
+        dispatch,
+        Request,
+        fingerprint,
+        ApiKeyStamp,
+        DEFAULT_SCHEMES,
+        FUSED_TYPES,
+        fused.submit,
     )

@@ -16,10 +16,21 @@ Zstandard's entropy coding stores the hex digits in about 4 bits each. Measured 
 ``zlib`` with the same dictionary needs about 9 µs for about 240 bytes (its per-stream set-up
 with a dictionary is the cost), and without one it keeps about 500.
 
+**A trained dictionary after the first strings.** A raw-content dictionary carries no
+entropy tables, so each frame builds its own (Huffman for the literals, FSE for the
+sequences): most of a 600-byte frame's cost. Once ``TRAIN_AFTER`` strings of a type were
+packed, a dictionary is trained on them (``zstandard.train_dictionary``, about 10 ms once
+a type and process) and packs the type's later strings: it carries tables the frames
+reuse. Measured on a facade ``sign_raw_payload`` (level 1): 4.7 µs and 163 bytes a frame
+with the raw-content dictionary, 1.8 µs and 153 bytes with a trained one (2 kB, trained
+on 16 to 200 samples alike). Where training fails (samples too alike or too few bytes),
+the first dictionary stays.
+
 The frames and dictionaries are this process's own (like the snapshots' pickles, never
-written anywhere): a dictionary, once made for a type, is never replaced, so any frame of
-any emulator in the process reads back. At most ``MAX_DICTIONARIES`` are made (one per
-activity type; there are fewer), past that frames are made without one.
+written anywhere): a dictionary, once made, is never dropped (a frame names its own by its
+first byte), so any frame of any emulator in the process reads back. At most
+``MAX_DICTIONARIES`` are made (two per activity type; there are fewer than 128), past that
+frames are made without one.
 """
 
 from __future__ import annotations
@@ -34,10 +45,14 @@ from .models import Vote
 
 LEVEL = 1  # Zstandard's fastest level with entropy coding (negative levels store hex as is)
 MAX_DICTIONARIES = 255
+TRAIN_AFTER = 16  # strings of a type packed with its first dictionary before one is trained
+TRAINED_SIZE = 2048  # bytes of a trained dictionary
 _NO_DICTIONARY = 255
 _HEADER = struct.Struct("<IIII")  # lengths of message, result, signature, vote id
 
 _lock = threading.Lock()  # compressor objects are not safe to share between threads
+# A type's first strings (``TRAIN_AFTER`` of them), kept until its dictionary is trained.
+_samples: dict[str, list[bytes]] = {}
 _by_kind: dict[str, int] = {}
 _compressors: list[Any] = []
 _decompressors: list[Any] = []
@@ -48,10 +63,35 @@ _plain_decompressor = zstandard.ZstdDecompressor()
 def _index_for(kind: str, sample: bytes) -> int:
     index = _by_kind.get(kind)
     if index is not None:
+        samples = _samples.get(kind)
+        if samples is not None:  # its first strings: the trained dictionary's samples
+            samples.append(sample)
+            if len(samples) >= TRAIN_AFTER:
+                del _samples[kind]
+                index = _trained(kind, samples, index)
         return index
     if len(_compressors) >= MAX_DICTIONARIES:
         return _NO_DICTIONARY
+    _samples[kind] = [sample]
     dictionary = zstandard.ZstdCompressionDict(sample, dict_type=zstandard.DICT_TYPE_RAWCONTENT)
+    index = _by_kind[kind] = _add(dictionary)
+    return index
+
+
+def _trained(kind: str, samples: list[bytes], index: int) -> int:
+    """The index of a dictionary trained on ``samples`` for ``kind`` (now its dictionary),
+    or ``index`` where none can be made (too few distinct samples, no room left)."""
+    if len(_compressors) >= MAX_DICTIONARIES:
+        return index
+    try:
+        dictionary = zstandard.train_dictionary(TRAINED_SIZE, samples, level=LEVEL)
+    except zstandard.ZstdError:
+        return index
+    index = _by_kind[kind] = _add(dictionary)
+    return index
+
+
+def _add(dictionary: Any) -> int:
     dictionary.precompute_compress(level=LEVEL)
     _compressors.append(
         zstandard.ZstdCompressor(
@@ -59,8 +99,7 @@ def _index_for(kind: str, sample: bytes) -> int:
         )
     )
     _decompressors.append(zstandard.ZstdDecompressor(dict_data=dictionary))
-    index = _by_kind[kind] = len(_compressors) - 1
-    return index
+    return len(_compressors) - 1
 
 
 def pack(kind: str, message: str, result: bytes, signature: str, vote_id: str) -> bytes:

@@ -48,10 +48,12 @@ from . import (
     wallets,
     webhooks,
 )
+from .fused_table import FUSED_TYPES
 from .registry import ACTIVITY, QUERY, REGISTRY, Operation, Version, find_by_path
 
 __all__ = [
     "ACTIVITY",
+    "FUSED_TYPES",
     "QUERY",
     "REGISTRY",
     "Operation",

@@ -149,10 +149,9 @@ class CallLog:
         else:
             status, code = error.status, error.code
             message, tk_code = error.message, error.turnkey_error_code
-        with self._lock:
-            self._seq += 1
-            row = [
-                self._seq,
+        self._append(
+            [
+                0,
                 time_ns,
                 operation,
                 kind,
@@ -170,6 +169,53 @@ class CallLog:
                 request,
                 duration_ns,
             ]
+        )
+
+    def record_answered(
+        self,
+        time_ns: int,
+        operation: str,
+        activity_type: str,
+        organization_id: str,
+        user_id: str,
+        public_key: str,
+        activity_id: str,
+        activity_status: str,
+        response: dict[str, Any],
+        request: dict[str, Any],
+        duration_ns: int,
+    ) -> None:
+        """``record``'s row of an activity request answered 200, from a caller that has its
+        fields in hand (the fused path, ``services/fused.py``): the requested type and
+        organization, the caller's user and key, the answered activity's id and status."""
+        self._append(
+            [
+                0,
+                time_ns,
+                operation,
+                "activity",
+                activity_type,
+                organization_id,
+                user_id,
+                public_key,
+                200,
+                None,
+                None,
+                None,
+                activity_id,
+                activity_status,
+                response,
+                request,
+                duration_ns,
+            ]
+        )
+
+    def _append(self, row: list[Any]) -> None:
+        """Number ``row`` (its first field) and keep it; the call ``max_bodies`` back loses its
+        bodies."""
+        with self._lock:
+            self._seq += 1
+            row[0] = self._seq
             entries = self._entries
             entries.append(row)
             aged = len(entries) - 1 - self.max_bodies  # the call that just lost its bodies
