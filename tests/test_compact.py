@@ -7,6 +7,7 @@ import base64
 import copy
 import json
 import pickle
+from typing import Any
 
 import pytest
 
@@ -215,6 +216,31 @@ def test_a_vote_of_an_activity_with_several_votes_is_not_packed(emu: Emulator) -
     assert emu.get_activity(activity_id=proposal["id"])["activity"]["result"] == done["result"]
 
 
+def _wire_sign(s: Any, address: str, i: int) -> Any:
+    """``sign_raw_payload`` of payload ``i`` through the served API, stamped by ``s``'s key."""
+    import requests
+
+    body = json.dumps(
+        {
+            "type": "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
+            "timestampMs": str(s.emu.clock.now_ms() + i),
+            "organizationId": s.org.organization_id,
+            "parameters": {
+                "signWith": address,
+                "payload": f"{i:064x}",
+                "encoding": "PAYLOAD_ENCODING_HEXADECIMAL",
+                "hashFunction": "HASH_FUNCTION_NO_OP",
+            },
+        }
+    ).encode()
+    return requests.post(
+        f"{s.url}/public/v1/submit/sign_raw_payload",
+        data=body,
+        headers={"X-Stamp": s.stamp(body), "Content-Type": "application/json"},
+        timeout=10,
+    )
+
+
 def test_serve_answers_first_and_compacts_after():
     """With ``compact_after_answer`` (``serve``'s) the compaction a request makes due runs
     after its answer is written (``Young.deferring``/``settle``): the answers are the plain
@@ -231,25 +257,7 @@ def test_serve_answers_first_and_compacts_after():
         young = s.emu.world.young
         made = []
         for i in range(compact.YOUNG + 3):
-            body = json.dumps(
-                {
-                    "type": "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
-                    "timestampMs": str(s.emu.clock.now_ms() + i),
-                    "organizationId": s.org.organization_id,
-                    "parameters": {
-                        "signWith": address,
-                        "payload": f"{i:064x}",
-                        "encoding": "PAYLOAD_ENCODING_HEXADECIMAL",
-                        "hashFunction": "HASH_FUNCTION_NO_OP",
-                    },
-                }
-            ).encode()
-            answer = requests.post(
-                f"{s.url}/public/v1/submit/sign_raw_payload",
-                data=body,
-                headers={"X-Stamp": s.stamp(body), "Content-Type": "application/json"},
-                timeout=10,
-            )
+            answer = _wire_sign(s, address, i)
             assert answer.status_code == 200, answer.text
             made.append(answer.json()["activity"])
         # The next request is read after the last one's compaction: then all is settled.
@@ -271,8 +279,6 @@ def test_serve_answers_first_and_compacts_after():
 def test_serving_compacts_before_it_answers():
     """``serving()`` (a test's own server) keeps the option off: when an answer arrives the
     records are as they stay, so a snapshot taken at once equals one taken later."""
-    import requests
-
     from emulator.cli import _parser, wire_options
 
     from .wire import served
@@ -281,25 +287,7 @@ def test_serving_compacts_before_it_answers():
     with served() as s:
         address = _address(s.emu)
         for i in range(compact.YOUNG + 2):
-            body = json.dumps(
-                {
-                    "type": "ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2",
-                    "timestampMs": str(s.emu.clock.now_ms() + i),
-                    "organizationId": s.org.organization_id,
-                    "parameters": {
-                        "signWith": address,
-                        "payload": f"{i:064x}",
-                        "encoding": "PAYLOAD_ENCODING_HEXADECIMAL",
-                        "hashFunction": "HASH_FUNCTION_NO_OP",
-                    },
-                }
-            ).encode()
-            requests.post(
-                f"{s.url}/public/v1/submit/sign_raw_payload",
-                data=body,
-                headers={"X-Stamp": s.stamp(body), "Content-Type": "application/json"},
-                timeout=10,
-            ).raise_for_status()
+            _wire_sign(s, address, i).raise_for_status()
             at_once = s.emu.snapshot()
             assert len(s.emu.world.young.recent) <= compact.YOUNG
             assert s.emu.snapshot() == at_once
