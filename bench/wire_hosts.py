@@ -12,6 +12,16 @@ import threading
 
 import wire_load
 
+# uvicorn's settings for the candidates it hosts: the emulator's own server's choices
+UVICORN = {
+    "host": "127.0.0.1",
+    "http": "httptools",
+    "loop": "asyncio",
+    "lifespan": "off",
+    "access_log": False,
+    "log_level": "warning",
+}
+
 # ----- hosting (in the server's own process) -----------------------------------------
 
 
@@ -111,17 +121,7 @@ def host(name: str, port: int) -> None:
     elif name == "uvicorn":
         import uvicorn
 
-        config = uvicorn.Config(
-            _asgi(emu.world),
-            host="127.0.0.1",
-            port=port,
-            http="httptools",
-            loop="asyncio",
-            lifespan="off",
-            access_log=False,
-            log_level="warning",
-            backlog=1024,
-        )
+        config = uvicorn.Config(_asgi(emu.world), port=port, backlog=1024, **UVICORN)
         asyncio.run(uvicorn.Server(config).serve())
     elif name == "granian":  # its WSGI runs only from an import string, in a worker process
         os.execvp(
@@ -174,17 +174,7 @@ def host(name: str, port: int) -> None:
             )
             await send({"type": "http.response.body", "body": payload})
 
-        uvicorn.run(
-            null,
-            host="127.0.0.1",
-            port=port,
-            http="httptools",
-            loop="asyncio",
-            lifespan="off",
-            access_log=False,
-            log_level="warning",
-            proxy_headers=False,
-        )
+        uvicorn.run(null, port=port, proxy_headers=False, **UVICORN)
     elif name in ("emulator", "emulator-sleeping"):
         # what `serve` runs, its garbage-collection step and busy polling included;
         # "emulator-sleeping": the same without busy polling (its loop sleeps at once)
