@@ -4,6 +4,7 @@ routes of ``site.py`` and the dashboard they mount (which must not import the si
 from __future__ import annotations
 
 import json
+from http import HTTPStatus
 
 DASHBOARD_PREFIX = "/emulator/ui"
 
@@ -33,3 +34,18 @@ def error_answer(
         "turnkeyErrorCode": turnkey_error_code,
     }
     return status, [JSON_TYPE, *headers], json.dumps(body).encode()
+
+
+def status_line(status: int) -> str:
+    try:
+        return f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return str(status)
+
+
+def answer_bytes(status: int, headers: list[tuple[str, str]], payload: bytes) -> bytes:
+    """A whole HTTP/1.1 answer that closes its connection (the protocol's own refusals)."""
+    lines = [f"HTTP/1.1 {status_line(status)}"]
+    lines += [f"{name}: {value}" for name, value in headers]
+    lines += [f"Content-Length: {len(payload)}", "Connection: close"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + payload

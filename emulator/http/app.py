@@ -12,7 +12,6 @@ import sys
 import traceback
 import uuid
 from collections.abc import Mapping
-from http import HTTPStatus
 
 from ..crypto.attested import (
     ATTESTED_STAMP_HEADER,
@@ -138,10 +137,3 @@ def stamp_of(headers: Mapping[str, str]) -> ApiKeyStamp | WebauthnStamp | Attest
                 messages.MALFORMED_STAMP, turnkey_error_code="UNAUTHENTICATED"
             ) from None
     return None
-
-
-def status_line(status: int) -> str:
-    try:
-        return f"{status} {HTTPStatus(status).phrase}"
-    except ValueError:
-        return str(status)

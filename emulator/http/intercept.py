@@ -16,7 +16,8 @@ from requests.adapters import BaseAdapter
 from requests.structures import CaseInsensitiveDict
 
 from ..engine_state.world import World
-from .app import answer, status_line
+from .answers import status_line
+from .app import answer
 
 
 def body_bytes(body: object) -> bytes:

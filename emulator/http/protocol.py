@@ -39,7 +39,7 @@ import httptools
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 from ..ground.errors import INTERNAL, INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNAVAILABLE
-from .app import status_line
+from .answers import answer_bytes
 from .asgi import length_refusal, too_large
 from .options import WireOptions
 from .site import Answer, Site, error_answer
@@ -60,13 +60,6 @@ class BodyTooLarge(Exception):
 
 class _Stopped(Exception):
     """Raised in a parser callback once the connection is answered for good: stop reading."""
-
-
-def answer_bytes(status: int, headers: list[tuple[str, str]], payload: bytes) -> bytes:
-    lines = [f"HTTP/1.1 {status_line(status)}"]
-    lines += [f"{name}: {value}" for name, value in headers]
-    lines += [f"Content-Length: {len(payload)}", "Connection: close"]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + payload
 
 
 class ConnectionCount:

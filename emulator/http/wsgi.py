@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..engine_state.world import World
-from .app import status_line
+from .answers import status_line
 from .asgi import length_refusal, too_large
 from .control import Control
 from .options import WireOptions
