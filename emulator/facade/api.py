@@ -21,7 +21,7 @@ wire or an SDK record their real stamps.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -36,12 +36,13 @@ from ..ground.ids import IdSource
 from ..ground.operation_table import OperationLike
 from ..webhooks.deliveries import deliver_synchronously
 from .documents import Documents
-from .engine import SCALARS, Engine, is_passkey, load_engine, operation_named, unsigned_stamp
+from .engine import SCALARS, Engine, load_engine, operation_named, unsigned_stamp
 from .generated import OperationMethods
-from .handles import Caller, OrganizationHandle
+from .handles import Caller, OrganizationHandle, caller_key
 from .oidc import EmulatorOidc
 from .runtime import fill_empty_lists
 from .seams import Seams
+from .timestamps import fresh_body
 from .wire import WireAccess
 
 if TYPE_CHECKING:  # the engine, passkeys and state files load on first use (import time)
@@ -74,7 +75,7 @@ class Emulator(OperationMethods, Seams, Documents, WireAccess):
 
     Thread-safe: every request runs under the world's lock, and each facade
     activity call is its own activity (its ``timestampMs`` is unique and
-    increasing, see ``_fresh``), from any number of threads.
+    increasing, see ``timestamps.fresh_body``), from any number of threads.
     """
 
     def __init__(
@@ -308,7 +309,7 @@ class Emulator(OperationMethods, Seams, Documents, WireAccess):
         engine = load_engine()
         op = engine.registry[name]
         org_id = organization_id or self._default_organization_id()
-        stamp = self._stamp_of(self._caller_key(org_id, caller))
+        stamp = self._stamp_of(caller_key(self._world.store, self._callers, org_id, caller))
         wire = {
             k: v if type(v) in SCALARS else to_wire(v) for k, v in params.items() if v is not None
         }
@@ -357,7 +358,9 @@ class Emulator(OperationMethods, Seams, Documents, WireAccess):
         with self._world.lock:  # the timestamp and the activity it makes are one step
             response = None
             if timestamp_ms is None:
-                raw, known = self._fresh(body, engine.fingerprint)
+                raw, known, self._last_timestamp_ms = fresh_body(
+                    self._world, body, engine.fingerprint, self._last_timestamp_ms
+                )
                 if self.fused and body["type"] in engine.fused_types:  # services/fused.py
                     version = op.version(body["type"])
                     response = engine.fused(
@@ -384,49 +387,6 @@ class Emulator(OperationMethods, Seams, Documents, WireAccess):
         version = op.version(activity["type"])
         result = activity["result"].get(version.result_key) if version else None
         return {"activity": activity, **(result or {})}
-
-    def _fresh(self, body: Json, fingerprint: Callable[[bytes], str]) -> tuple[bytes, str]:
-        """Give ``body`` a ``timestampMs`` that makes it a new activity: its bytes and their
-        fingerprint.
-
-        Facade timestamps follow the clock but never repeat and always increase: under
-        the world lock, each is past the last one, even with the clock frozen, set back or
-        outrun by a storm of calls. Only when that would leave the liveness window (the
-        clock set back farther than ``timestamp_window_s``) does the numbering start again
-        from the clock, skipping any timestamp that would give a body already seen. Pass
-        ``timestamp_ms=`` to resubmit on purpose.
-        """
-        world = self._world
-        now_ms = world.clock.now_ms()
-        stamp = max(now_ms, self._last_timestamp_ms + 1)
-        window_s = world.settings.timestamp_window_s
-        if window_s is not None:
-            window_s = min(window_s, world.settings.timestamp_future_s)  # how far ahead
-        if window_s is not None and stamp - now_ms > window_s * 1000:
-            stamp = now_ms
-        seen, archive = world.store.activities_by_fingerprint, world.archive
-        while True:
-            body["timestampMs"] = str(stamp)
-            raw = jsontext.dumps(body).encode()
-            made = fingerprint(raw)
-            if made not in seen and (
-                archive is None or archive.by_fingerprint(world.store, made) is None
-            ):
-                self._last_timestamp_ms = stamp
-                return raw, made
-            stamp += 1
-
-    def _caller_key(self, org_id: str, caller: Caller | None) -> ApiKeyPair | VirtualAuthenticator:
-        if isinstance(caller, OrganizationHandle):
-            return caller.api_key
-        if isinstance(caller, ApiKeyPair) or (caller is not None and is_passkey(caller)):
-            return caller  # type: ignore[return-value]
-        org = self._world.store.organizations.get(org_id)
-        while org is not None:
-            if org.organization_id in self._callers:
-                return self._callers[org.organization_id]
-            org = self._world.store.organizations.get(org.parent_id or "")
-        raise ValueError(f"no known API key for organization {org_id}: pass caller=")
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,9 @@ from ..crypto.api_keys import ApiKeyPair
 
 if TYPE_CHECKING:
     from ..crypto.authenticator import VirtualAuthenticator
+    from ..engine_state.store import Store
 
-__all__ = ["Caller", "OrganizationHandle"]
+__all__ = ["Caller", "OrganizationHandle", "caller_key"]
 
 
 @dataclass(frozen=True)
@@ -43,3 +44,22 @@ if TYPE_CHECKING:
     Caller: TypeAlias = "OrganizationHandle | ApiKeyPair | VirtualAuthenticator"
 else:
     Caller = "OrganizationHandle | ApiKeyPair | VirtualAuthenticator"
+
+
+def caller_key(
+    store: Store, callers: dict[str, ApiKeyPair], org_id: str, caller: Caller | None
+) -> ApiKeyPair | VirtualAuthenticator:
+    """The key a facade call is made with: ``caller``'s, else the root key the facade holds
+    for the organization or its nearest ancestor (``callers``, by organization id)."""
+    from ..crypto.authenticator import VirtualAuthenticator
+
+    if isinstance(caller, OrganizationHandle):
+        return caller.api_key
+    if isinstance(caller, ApiKeyPair | VirtualAuthenticator):
+        return caller
+    org = store.organizations.get(org_id)
+    while org is not None:
+        if org.organization_id in callers:
+            return callers[org.organization_id]
+        org = store.organizations.get(org.parent_id or "")
+    raise ValueError(f"no known API key for organization {org_id}: pass caller=")
