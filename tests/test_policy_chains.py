@@ -31,13 +31,8 @@ from solders.transaction import VersionedTransaction
 
 from emulator.crypto.signing import SigningError
 from emulator.crypto.transactions import TransactionError
-from emulator.policy.chains import (
-    ADDRESS_TABLE_LOOKUP,
-    eip712_view,
-    eip7702_view,
-    ethereum_view,
-    solana_view,
-)
+from emulator.policy.chains import eip712_view, eip7702_view, ethereum_view
+from emulator.policy.solana_view import ADDRESS_TABLE_LOOKUP, solana_view
 
 PARSE = "failed to parse transaction"
 INVALID = "invalid payload encoding"

@@ -26,7 +26,7 @@ from typing import Any
 from ..crypto.transactions import TransactionError
 from ..crypto.transactions.ethereum import parse_ethereum_transaction
 from ..policy import PolicyEvaluationError
-from ..policy.chains import solana_view
+from ..policy.solana_view import solana_view
 
 Number = int | Fraction  # exact: an int where it can be (the common case, and cheaper)
 

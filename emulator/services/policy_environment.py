@@ -25,7 +25,8 @@ from ..ground import jsontext
 from ..ground.models import Organization, PrivateKey, SignerRef, User, Wallet
 from ..policy import Lazy, PolicyEvaluationError, Timestamp, abi, idl
 from ..policy.catalog import activity_kind, exposed_params, resource_action
-from ..policy.chains import eip712_view, eip7702_view, ethereum_view, solana_view
+from ..policy.chains import eip712_view, eip7702_view, ethereum_view
+from ..policy.solana_view import solana_view
 from . import earn_intents, velocity
 from .send_intents import send_intent_transaction, unsigned_of_signed_send
 
