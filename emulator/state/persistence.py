@@ -41,8 +41,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..ground import jsontext
-from ..ground.numbers import integer
-from . import opening
+from . import layout, opening
 from .document import FORMAT
 from .document import load as load_document
 from .opening import StateFileError
@@ -52,15 +51,7 @@ from .replay import Replay
 __all__ = ["SYNC_MODES", "StateFile", "StateFileError"]
 
 Json = dict[str, Any]
-VERSION = 2
 SYNC_MODES = ("full", "normal")
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-_SCHEMA = (
-    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE base (id INTEGER PRIMARY KEY CHECK (id = 1), document TEXT NOT NULL,"
-    " through INTEGER NOT NULL)",
-    "CREATE TABLE journal (seq INTEGER PRIMARY KEY, changes TEXT NOT NULL)",
-)
 
 
 class StateFile:
@@ -136,7 +127,7 @@ class StateFile:
         except sqlite3.Error as exc:
             raise StateFileError(f"{path}: cannot open it as SQLite ({exc})") from None
         try:
-            through, last = _check_layout(path, db)
+            through, last = layout.check_layout(path, db)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(f"PRAGMA synchronous={sync.upper()}")
             # The log is folded into the database at each compaction, not every 1,000 pages
@@ -257,23 +248,6 @@ def _check_digest(db: sqlite3.Connection, text: str) -> None:
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
 
 
-def _check_header(path: str) -> None:
-    try:
-        with open(path, "rb") as file:
-            header = file.read(100)
-    except FileNotFoundError:
-        raise StateFileError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise StateFileError(f"{path}: cannot read it ({exc.strerror})") from None
-    if not header:
-        raise StateFileError(f"{path}: the file is empty, not a state file")
-    if not header.startswith(_SQLITE_MAGIC):
-        raise StateFileError(f"{path}: not a SQLite file, so not a state file")
-    if len(header) < 100:
-        raise StateFileError(f"{path}: truncated (shorter than a SQLite header)")
-    opening.check_size(path, header)
-
-
 def _build(temporary: str, text: str) -> str:
     """A new state file of this layout at ``temporary`` (which must not exist) holding the
     document ``text``, private to its owner and fsynced; its path."""
@@ -284,11 +258,11 @@ def _build(temporary: str, text: str) -> str:
         try:
             db.execute("PRAGMA journal_mode=DELETE")
             db.execute("BEGIN")
-            for statement in _SCHEMA:
+            for statement in layout.SCHEMA:
                 db.execute(statement)
             db.executemany(
                 "INSERT INTO meta (key, value) VALUES (?, ?)",
-                [("format", FORMAT), ("version", str(VERSION))],
+                [("format", FORMAT), ("version", str(layout.VERSION))],
             )
             db.execute("INSERT INTO base (id, document, through) VALUES (1, ?, 0)", (text,))
             db.execute(_SET_DIGEST, (_digest(text),))
@@ -305,7 +279,7 @@ def _build(temporary: str, text: str) -> str:
 def _inspect(path: str, load: Callable[[Json], Any] | None) -> tuple[int, Json, Any]:
     """The layout version, the whole state and what ``load`` made of it, all read from a
     private copy of the file and its log: ``StateFileError`` if any of it cannot be read."""
-    _check_header(path)
+    layout.check_header(path)
     opening.check_wal_header(path)
     with opening.private_copy(path) as copy:
         try:
@@ -313,12 +287,12 @@ def _inspect(path: str, load: Callable[[Json], Any] | None) -> tuple[int, Json, 
         except sqlite3.Error as exc:
             raise StateFileError(f"{path}: cannot open it as SQLite ({exc})") from None
         try:
-            _check_pages(path, db)
-            version = _layout_version(path, db)
+            layout.check_pages(path, db)
+            version = layout.layout_version(path, db)
             if version == 1:
-                document = _version_1_document(path, db)
+                document = layout.version_1_document(path, db)
             else:
-                through, last = _check_layout(path, db)
+                through, last = layout.check_layout(path, db)
                 document = StateFile(path, db, through, last).read()
         except sqlite3.Error as exc:
             raise StateFileError(f"{path}: not a readable SQLite database ({exc})") from None
@@ -331,70 +305,8 @@ def _inspect(path: str, load: Callable[[Json], Any] | None) -> tuple[int, Json, 
         # ``load`` does that itself.
         load_document(document, exact_order=False)
     except (ValueError, TypeError) as exc:
-        raise StateFileError(f"{path}: its state cannot be read ({_one_line(exc)})") from None
+        raise StateFileError(f"{path}: its state cannot be read ({layout.one_line(exc)})") from None
     return version, document, None
-
-
-def _check_pages(path: str, db: sqlite3.Connection) -> None:
-    (verdict,) = db.execute("PRAGMA quick_check(1)").fetchone()
-    if verdict != "ok":
-        raise StateFileError(f"{path}: the SQLite file is damaged ({_one_line(verdict)})")
-    (page_size,) = db.execute("PRAGMA page_size").fetchone()
-    # How many of the log's frames SQLite took (-1: no log in use); the rest must be an
-    # interrupted write or an earlier run's leftovers, never a commit it could not read.
-    (_, frames, _) = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-    frames = max(frames, 0)
-    whole = opening.wal_frames(path, page_size)
-    if frames < whole and not opening.wal_tail_uncommitted(path, page_size, frames):
-        raise StateFileError(
-            f"{path}: its write-ahead log ({opening.WAL}) is damaged or not this database's:"
-            f" SQLite can read {frames} of its {whole} pages"
-        )
-
-
-def _layout_version(path: str, db: sqlite3.Connection) -> int:
-    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    return 1 if tables == {"state"} else VERSION
-
-
-def _check_layout(path: str, db: sqlite3.Connection) -> tuple[int, int]:
-    """The base's ``through`` and the last journal row of a state file of ours."""
-    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    if "meta" not in tables:
-        raise StateFileError(f"{path}: a SQLite file, but not a state file of this emulator")
-    meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-    if meta.get("format") != FORMAT:
-        raise StateFileError(f"{path}: a SQLite file, but not a {FORMAT} file")
-    version = meta.get("version", "")
-    number = integer(version)
-    if number != VERSION:
-        newer = number is not None and number > VERSION
-        detail = "a newer version" if newer else "an unknown version"
-        raise StateFileError(
-            f"{path}: {detail} ({version}) of the state file; this emulator reads version {VERSION}"
-        )
-    if not {"base", "journal"} <= tables:
-        raise StateFileError(f"{path}: the state file lacks its base or journal table")
-    row = db.execute("SELECT through FROM base WHERE id = 1").fetchone()
-    if row is None or not isinstance(row[0], int):
-        raise StateFileError(f"{path}: the state file holds no state (its base row is gone)")
-    (last,) = db.execute("SELECT COALESCE(MAX(seq), ?) FROM journal", (row[0],)).fetchone()
-    return row[0], max(last, row[0])
-
-
-def _version_1_document(path: str, db: sqlite3.Connection) -> Json:
-    """The one document of a state file of the first layout (one ``state`` row)."""
-    row = db.execute("SELECT document FROM state WHERE id = 1").fetchone()
-    if row is None or not isinstance(row[0], str):
-        raise StateFileError(f"{path}: an older state file (version 1) that holds no state")
-    try:
-        document = jsontext.loads(row[0])
-        Replay(document)  # the shape a base must have
-    except ValueError as exc:
-        raise StateFileError(
-            f"{path}: an older state file (version 1) whose state cannot be read ({exc})"
-        ) from None
-    return document
 
 
 def _upgrade(path: str, document: Json) -> None:
@@ -404,7 +316,7 @@ def _upgrade(path: str, document: Json) -> None:
     try:
         db = sqlite3.connect(temporary, isolation_level=None)
         try:
-            through, last = _check_layout(temporary, db)
+            through, last = layout.check_layout(temporary, db)
             if StateFile(temporary, db, through, last).read() != document:
                 raise StateFileError(f"{path}: its upgrade did not read back whole; left as it is")
         finally:
@@ -426,11 +338,7 @@ def _finish_upgrade(path: str) -> None:
         version = _inspect(path, None)[0]
     except StateFileError:
         version = 1  # the old database, behind the log it lost
-    if version != 1 or _inspect(waiting, None)[0] != VERSION:
+    if version != 1 or _inspect(waiting, None)[0] != layout.VERSION:
         raise StateFileError(f"{path}: a leftover {waiting} is beside it; move one of them away")
     os.replace(waiting, path)
     opening.fsync_directory(path)
-
-
-def _one_line(value: object) -> str:
-    return " ".join(str(value).split())
