@@ -36,7 +36,7 @@ import statistics
 import sys
 from typing import Any
 
-from durability import count_records, populate
+from durability_rows import count_records, populate
 from measuring import in_turn
 
 from emulator.ground.gc_tuning import paused
