@@ -3,41 +3,21 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, multiple, precondition, rule
 
 from . import strategies as ts
-from .machine_model import Json, KeyModel, Model, PrivateKeyRef
+from .machine_model import Json, KeyModel, PrivateKeyRef
+from .machine_rules import MachinePart
 from .signature_checks import check_address
-
-if TYPE_CHECKING:
-    from ..facade.api import Emulator
-    from ..facade.handles import OrganizationHandle
 
 # the machine's bundles, by name (``TurnkeyStateMachine`` declares the same ones)
 private_keys = Bundle("private_keys")
 tags = Bundle("private_key_tags")
 
 
-class KeyRules:
+class KeyRules(MachinePart):
     """Rules that create, tag, retag and delete private keys, checked against the model."""
-
-    emu: Emulator
-    org: OrganizationHandle
-    model: Model
-    created: dict[str, list[Any]]
-    max_keys_per_request: int
-
-    if TYPE_CHECKING:
-
-        def submit(
-            self, expect_ok: bool, operation: str, params: Json, activity_type: str | None = None
-        ) -> Json | None: ...
-        def _some(self, data: st.DataObject, bundle: str, label: str) -> list[Any]: ...
-        def _made(self, bundle: str, *values: Any) -> Any: ...
-        def _max(self, name: str) -> int: ...
 
     @rule(target=private_keys, data=st.data())
     def create_private_keys(self, data: st.DataObject):

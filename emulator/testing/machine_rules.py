@@ -30,14 +30,15 @@ accounts = Bundle("accounts")
 private_keys = Bundle("private_keys")
 
 
-class SigningRules:
-    """Rules that sign with the model's accounts and keys, and that send invalid requests."""
+class MachinePart:
+    """What a mixin of rules uses of ``TurnkeyStateMachine`` (declared for the type checker)."""
 
     emu: Emulator
     org: OrganizationHandle
     model: Model
     check_signatures: bool
     created: dict[str, list[Any]]
+    max_keys_per_request: int
 
     if TYPE_CHECKING:
 
@@ -49,6 +50,13 @@ class SigningRules:
         ) -> None: ...
         def is_live_account(self, address: str) -> bool: ...
         def note_activities(self, count: int) -> None: ...
+        def _some(self, data: st.DataObject, bundle: str, label: str) -> list[Any]: ...
+        def _made(self, bundle: str, *values: Any) -> Any: ...
+        def _max(self, name: str) -> int: ...
+
+
+class SigningRules(MachinePart):
+    """Rules that sign with the model's accounts and keys, and that send invalid requests."""
 
     # ----- signing -----------------------------------------------------------------------
 
