@@ -11,8 +11,8 @@ from ..crypto.addresses import AddressOptions
 from ..crypto.enclave import EnclaveKeys
 from ..ground.clock import Clock
 from ..ground.compact import Young
+from ..ground.external_records import Unsaved
 from ..ground.ids import IdSource
-from ..ground.models import Unsaved
 from ..ground.transaction import Transaction
 from ..recorders.calls import CallLog
 from ..recorders.faults import Faults

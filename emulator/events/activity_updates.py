@@ -26,7 +26,8 @@ import operator
 from ..engine_state.store import Store
 from ..engine_state.world import World
 from ..ground import render
-from ..ground.models import Activity, Organization, WebhookEndpoint
+from ..ground.external_records import WebhookEndpoint
+from ..ground.models import Activity, Organization
 from ..ground.transaction import Transaction
 from ..webhooks.records import Payload
 

@@ -25,7 +25,8 @@ from typing import Any
 from ..crypto.addresses.chains import eip55
 from ..engine_state.store import Store
 from ..engine_state.world import World
-from ..ground.models import Organization, SentTransaction, WebhookEndpoint
+from ..ground.external_records import SentTransaction, WebhookEndpoint
+from ..ground.models import Organization
 from ..ground.transaction import Transaction
 from .activity_updates import event_id_of
 from .send_status import INCLUDED, billing_organization, enqueue_billing_event, subscribed

@@ -19,7 +19,8 @@ import json
 
 from ..engine_state.store import Store
 from ..engine_state.world import World
-from ..ground.models import Organization, SentTransaction, WebhookEndpoint
+from ..ground.external_records import SentTransaction, WebhookEndpoint
+from ..ground.models import Organization
 from ..ground.transaction import Transaction
 from ..webhooks.records import Payload
 from .activity_updates import event_id_of

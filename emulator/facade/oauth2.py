@@ -22,7 +22,7 @@ import os
 from typing import TYPE_CHECKING
 
 from ..crypto.encoding import b64url_encode
-from ..ground.models import AuthorizationCode, ProviderClient
+from ..ground.external_records import AuthorizationCode, ProviderClient
 from ..services.oauth2 import (
     DEFAULT_CODE_LIFETIME_S,
     PLAIN,

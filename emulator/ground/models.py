@@ -10,7 +10,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .controls import (
+    IpAllowlist,
+    MfaPolicy,
+    MfaProgress,
+    SessionProfile,
+    VelocityBucket,
+    VelocityControl,
+    VelocityPoint,
+)
 from .earn_records import EarnPositionTotals, EarnRequest, EarnWrapper
+from .external_records import (
+    Oauth2Credential,
+    Secret,
+    SentTransaction,
+    SmartContractInterface,
+    WebhookEndpoint,
+)
 from .onramp import FiatOnRampCredential, FiatOnRampQuote, OnRampTransaction
 from .swaps import SwapConfig, SwapFee, SwapLimit, SwapQuote, SwapRequest, SwapUsage
 from .tvc_models import (
@@ -252,59 +268,6 @@ class Vote:
     policy_outcomes: list[PolicyOutcome] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class AuthMethod:
-    """One authentication method (``v1AuthenticationMethod``): its ``AUTHENTICATION_TYPE_*``
-    and, where pinned, the id of the one credential (a passkey, an API key, a session
-    profile, an OAuth provider) that may satisfy it."""
-
-    type: str
-    id: str | None = None
-
-    def satisfies(self, wanted: AuthMethod) -> bool:
-        """Whether presenting this method meets ``wanted`` (its type, and its id if pinned)."""
-        return self.type == wanted.type and (wanted.id is None or wanted.id == self.id)
-
-
-def steps_satisfied(
-    required: tuple[tuple[AuthMethod, ...], ...], presented: tuple[AuthMethod, ...] | list
-) -> bool:
-    """Every step met by some presented method (a method may meet several steps)."""
-    return all(any(m.satisfies(w) for m in presented for w in step) for step in required)
-
-
-@dataclass(slots=True)
-class MfaPolicy:
-    """A user's MFA policy (features/authentication/mfa): when ``condition`` holds for an
-    activity the user stamps, every step of ``required`` (each a choice of methods) must
-    have been presented before the activity goes on. Lower ``order`` is evaluated first."""
-
-    mfa_policy_id: str
-    user_id: str
-    name: str
-    condition: str
-    required: tuple[tuple[AuthMethod, ...], ...]
-    order: int
-    created_at: int
-    updated_at: int
-    notes: str = ""
-
-
-@dataclass(slots=True)
-class MfaProgress:
-    """One voter's MFA on one activity: the policy that applied when they stamped it (its
-    steps as they were then) and every method they have presented on it since."""
-
-    user_id: str
-    mfa_policy_id: str
-    required: tuple[tuple[AuthMethod, ...], ...]
-    presented: list[AuthMethod] = field(default_factory=list)
-
-    @property
-    def satisfied(self) -> bool:
-        return steps_satisfied(self.required, self.presented)
-
-
 @dataclass(slots=True)
 class Activity:
     activity_id: str
@@ -327,199 +290,6 @@ class Activity:
     # The enclaves' app proofs (``v1AppProof``), when the request asked for them
     # (``generateAppProofs``; ``services/app_proofs.py``).
     app_proofs: list[Any] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class IpRule:
-    """One CIDR block of an IP allowlist, normalized (``192.168.1.0/24``)."""
-
-    cidr: str
-    label: str = ""
-    created_at_ms: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class IpAllowlist:
-    """An organization's IP allowlist (``public_key`` ``""``) or one API key's.
-
-    Replaced whole by ``set_ip_allowlist``; ``services/ip_allowlists.py`` enforces it."""
-
-    public_key: str
-    rules: tuple[IpRule, ...] = ()
-    enabled: bool | None = None  # the organization's only; a key's applies when present
-    on_evaluation_error: str = "DENY"
-
-
-@dataclass(frozen=True, slots=True)
-class SessionProfile:
-    """A session profile (features/authentication/sessions/session-profiles): immutable once
-    made; sessions issued with it are limited to its ``scope`` and ``expiration_seconds``."""
-
-    session_profile_id: str
-    name: str
-    scope: str
-    created_at: int
-    expiration_seconds: str | None = None
-    notes: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class SmartContractInterface:
-    """An uploaded Ethereum ABI or Solana IDL (its JSON text as given) for one address."""
-
-    smart_contract_interface_id: str
-    address: str
-    interface: str
-    interface_type: str  # SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM | _SOLANA
-    label: str
-    notes: str
-    created_at: int
-
-
-@dataclass(frozen=True, slots=True)
-class KeyValue:
-    key: str
-    value: str
-
-
-@dataclass(frozen=True, slots=True)
-class Secret:
-    """An imported secret's metadata (its bytes are in the vault)."""
-
-    secret_id: str
-    name: str | None
-    static_properties: tuple[KeyValue, ...]
-    created_at: int
-
-
-@dataclass(frozen=True, slots=True)
-class Oauth2Credential:
-    """An OAuth 2.0 provider's client id and secret (``ops/oauth2.py``). The secret is kept
-    as the client sent it, encrypted to the TLS fetcher's key; only the enclave opens it."""
-
-    oauth2_credential_id: str
-    provider: str  # OAUTH2_PROVIDER_X | OAUTH2_PROVIDER_DISCORD
-    client_id: str
-    encrypted_client_secret: str = field(repr=False)
-    created_at: int
-    updated_at: int
-
-
-@dataclass(frozen=True, slots=True)
-class WebhookSubscription:
-    """One event type an endpoint subscribes to (``v1WebhookSubscriptionParams``)."""
-
-    event_type: str
-    filters_json: str | None = None
-    is_active: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class WebhookEndpoint:
-    """A webhook endpoint of an organization: where its events are POSTed."""
-
-    endpoint_id: str
-    url: str
-    name: str
-    is_active: bool
-    subscriptions: tuple[WebhookSubscription, ...]
-    created_at: int
-    updated_at: int
-
-
-@dataclass(frozen=True, slots=True)
-class ProviderClient:
-    """An application registered with the built-in OAuth 2.0 provider (``emu.oauth2``)."""
-
-    provider: str
-    client_id: str
-    client_secret: str = field(repr=False)
-    redirect_uris: tuple[str, ...] = ()  # empty: any redirect URI
-
-
-@dataclass(frozen=True, slots=True)
-class AuthorizationCode:
-    """A code the built-in provider issued to a client for one of its users, PKCE-bound."""
-
-    provider: str
-    client_id: str
-    redirect_uri: str
-    code_challenge: str = field(repr=False)  # the verifier itself, when plain
-    code_challenge_method: str  # S256 | plain
-    user_id: str
-    expires_at_ns: int
-    used: bool = False
-
-
-class Unsaved(dict):
-    """A mapping outside the saved state (the built-in OAuth 2.0 provider's clients and
-    codes): a transaction undoes changes to it like any other, the durable journal skips it.
-    Its keys are codes the provider issued: its repr shows how many, not which."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return f"Unsaved(<{len(self)} hidden>)"
-
-    __str__ = __repr__
-
-
-@dataclass(frozen=True, slots=True)
-class VelocityControl:
-    """A velocity control (``services/velocity.py``): what it measures and the limit that
-    ``controls.<identifier>`` tests in policies. ``data_source`` and ``aggregation`` are
-    kept as the request sent them, checked and with its numbers as strings."""
-
-    velocity_control_id: str
-    identifier: str
-    name: str
-    data_source: dict[str, Any]
-    aggregation: dict[str, Any]
-    created_at: int
-
-
-@dataclass(frozen=True, slots=True)
-class VelocityPoint:
-    """One measured data point of a rolling window: when, and how much (exact: an integer or
-    fraction text). ``point_id`` is ``<bucket id>/<sequence number>``."""
-
-    point_id: str
-    at: int
-    amount: str
-
-
-@dataclass(frozen=True, slots=True)
-class VelocityBucket:
-    """One velocity control's running total in one group (the organization, a user, a
-    wallet), and for a rolling window the sequence numbers of its points still inside it,
-    ``first`` to ``next - 1``, oldest first. ``bucket_id`` is ``<velocity control id>/<group>``."""
-
-    bucket_id: str
-    velocity_control_id: str
-    total: str
-    first: int = 0
-    next: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class SentTransaction:
-    """A transaction Turnkey broadcast (``get_send_transaction_status``): what was sent, where,
-    and how the chain answered. ``outcome`` is the final status (INCLUDED or FAILED); the status
-    reads BROADCASTING until the emulator's clock reaches ``included_at_ms``."""
-
-    send_transaction_status_id: str
-    caip2: str
-    sender: str
-    tx_hash: str | None  # EVM hash or Solana signature; None when the chain refused it
-    sponsored: bool
-    submitted_at_ms: int
-    included_at_ms: int
-    outcome: str
-    error: Any  # the v1TxError object of the status, or None
-    fee: int  # in the native asset's atomic units (paid by the gas station when sponsored)
-    fee_usd: str
-    activity_fingerprint: str | None
-    created_at: int
 
 
 class NameIndex(dict):

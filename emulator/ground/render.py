@@ -10,13 +10,12 @@ from typing import Any
 
 from .clock import NANOS_PER_SECOND
 from .compact import intent_of, result_of, seed_intent_of, timestamp_ms_of
+from .controls import AuthMethod, MfaPolicy
 from .models import (
     Activity,
     ApiKey,
     Authenticator,
-    AuthMethod,
     Invitation,
-    MfaPolicy,
     OauthProvider,
     Organization,
     Policy,

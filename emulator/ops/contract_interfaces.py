@@ -15,7 +15,8 @@ from typing import Any
 from ..crypto.base58 import base58_decode
 from ..ground import jsontext, messages, render
 from ..ground.errors import InvalidArgument, NotFound
-from ..ground.models import Organization, SmartContractInterface
+from ..ground.external_records import SmartContractInterface
+from ..ground.models import Organization
 from ..ground.schema import Enum, String, label, obj, opt, uuid
 from ..policy import abi, idl
 from ..services.context import Context

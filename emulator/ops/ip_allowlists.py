@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..ground import messages
+from ..ground.controls import IpAllowlist
 from ..ground.errors import InvalidArgument, NotFound
-from ..ground.models import IpAllowlist
 from ..ground.schema import Array, Boolean, Enum, String, obj, opt
 from ..services import ip_allowlists
 from ..services.context import Context

@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..ground import messages, render
+from ..ground.controls import MfaPolicy
 from ..ground.errors import NotFound
-from ..ground.models import MfaPolicy, Organization
+from ..ground.models import Organization
 from ..ground.schema import Array, Enum, Integer, String, label, obj, opt, uuid
 from ..services import mfa
 from ..services.context import Context

@@ -18,7 +18,8 @@ from ..crypto.enclave import TLS_FETCHER_ENCRYPT
 from ..crypto.quorum import QuorumEncryptionError
 from ..ground import messages, render
 from ..ground.errors import InvalidArgument, NotFound
-from ..ground.models import Oauth2Credential, Organization
+from ..ground.external_records import Oauth2Credential
+from ..ground.models import Organization
 from ..ground.schema import Enum, String, obj, opt, uuid
 from ..services import oauth2
 from ..services.context import Context

@@ -21,7 +21,8 @@ from typing import Any
 
 from ..ground import messages
 from ..ground.errors import InvalidArgument, NotFound
-from ..ground.models import KeyValue, Organization, Secret
+from ..ground.external_records import KeyValue, Secret
+from ..ground.models import Organization
 from ..ground.schema import Array, Enum, Integer, String, label, obj, opt, uuid
 from ..services import bundles
 from ..services.context import Context

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..ground import messages, render
+from ..ground.controls import SessionProfile
 from ..ground.errors import InvalidArgument
-from ..ground.models import SessionProfile
 from ..ground.schema import String, label, obj, opt, uuid
 from ..policy import PolicySyntaxError, parse
 from ..services import session_profiles

@@ -18,8 +18,9 @@ import re
 from typing import Any
 
 from ..ground import messages, render
+from ..ground.controls import VelocityControl
 from ..ground.errors import InvalidArgument, NotFound
-from ..ground.models import Organization, VelocityControl
+from ..ground.models import Organization
 from ..ground.schema import Array, Enum, Integer, String, label, obj, opt, uuid
 from ..services import asset_transfers, velocity
 from ..services.context import Context

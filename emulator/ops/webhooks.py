@@ -18,7 +18,8 @@ from typing import Any
 from ..events.activity_updates import BILLING_SCOPED
 from ..ground import jsontext, messages
 from ..ground.errors import InvalidArgument, NotFound, PermissionDenied
-from ..ground.models import Organization, WebhookEndpoint, WebhookSubscription
+from ..ground.external_records import WebhookEndpoint, WebhookSubscription
+from ..ground.models import Organization
 from ..ground.schema import Array, Boolean, String, label, obj, opt, uuid
 from ..services.context import Context
 from ..webhooks import urls as webhook_urls

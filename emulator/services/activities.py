@@ -16,8 +16,9 @@ from typing import Any
 
 from ..engine_state.world import World
 from ..ground import messages
+from ..ground.controls import MfaProgress
 from ..ground.errors import InvalidArgument, ValidationFailed
-from ..ground.models import Activity, MfaProgress, Organization, PolicyOutcome, Vote
+from ..ground.models import Activity, Organization, PolicyOutcome, Vote
 from ..ground.numbers import integer
 from ..ground.schema import Violations
 from .auth import Caller

@@ -39,8 +39,9 @@ from ..crypto.attested import (
 )
 from ..engine_state.world import World
 from ..ground import messages
+from ..ground.controls import AuthMethod
 from ..ground.errors import NotFound, TurnkeyApiError, Unauthenticated
-from ..ground.models import AuthMethod, Organization, User
+from ..ground.models import Organization, User
 from ..ground.transaction import Transaction
 from . import otp as otps
 from . import verification

@@ -23,8 +23,9 @@ from ..crypto.stamps import ApiKeyStamp, verify_stamp
 from ..crypto.webauthn import AssertionInvalid, WebauthnStamp, same_credential_id, verify_assertion
 from ..engine_state.world import World
 from ..ground import messages
+from ..ground.controls import AuthMethod
 from ..ground.errors import NotFound, Unauthenticated
-from ..ground.models import ApiKey, Authenticator, AuthMethod, Organization, User
+from ..ground.models import ApiKey, Authenticator, Organization, User
 
 #: Any kind of stamp. Each gives a vote its ``public_key``, ``signature`` and ``scheme``
 #: (a passkey's ``public_key`` is its stored COSE key once it is found). An attested

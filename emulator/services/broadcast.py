@@ -34,7 +34,7 @@ from ..engine_state.world import World
 from ..events import balance_updates, send_status
 from ..ground import messages
 from ..ground.errors import InvalidArgument, NotFound
-from ..ground.models import SentTransaction
+from ..ground.external_records import SentTransaction
 from ..ground.numbers import quantity
 from . import keys
 from .activities import fingerprint

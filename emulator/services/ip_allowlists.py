@@ -21,8 +21,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..ground import messages
+from ..ground.controls import IpAllowlist, IpRule
 from ..ground.errors import InvalidArgument, PermissionDenied
-from ..ground.models import IpAllowlist, IpRule, Organization
+from ..ground.models import Organization
 from .auth import Caller
 
 ORGANIZATION = ""  # the key of the organization's own allowlist

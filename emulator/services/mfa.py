@@ -28,16 +28,9 @@ from typing import Any
 
 from ..engine_state.store import Store
 from ..ground import messages
+from ..ground.controls import AuthMethod, MfaPolicy, MfaProgress
 from ..ground.errors import InvalidArgument, NotFound
-from ..ground.models import (
-    API_KEY_CREDENTIAL_TYPES,
-    Activity,
-    AuthMethod,
-    MfaPolicy,
-    MfaProgress,
-    Organization,
-    User,
-)
+from ..ground.models import API_KEY_CREDENTIAL_TYPES, Activity, Organization, User
 from ..policy import PolicyEvaluationError, PolicySyntaxError, parse
 from . import session_profiles
 from .auth import Caller

@@ -19,8 +19,9 @@ from typing import Any
 
 from ..engine_state.store import Store
 from ..ground import messages
+from ..ground.controls import SessionProfile
 from ..ground.errors import NotFound, PermissionDenied
-from ..ground.models import Organization, SessionProfile
+from ..ground.models import Organization
 from ..ground.numbers import integer
 from ..policy import PolicyEvaluationError, parse
 from .auth import Caller

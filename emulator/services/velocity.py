@@ -27,7 +27,8 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..ground.models import Organization, VelocityBucket, VelocityControl, VelocityPoint
+from ..ground.controls import VelocityBucket, VelocityControl, VelocityPoint
+from ..ground.models import Organization
 from ..ground.numbers import integer
 from ..ground.transaction import Transaction
 from ..policy import Lazy, PolicyEvaluationError

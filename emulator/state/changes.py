@@ -26,7 +26,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..engine_state.store import Store
-from ..ground.models import Activity, NameIndex, Organization, Unsaved, WalletAccount
+from ..ground.external_records import Unsaved
+from ..ground.models import Activity, NameIndex, Organization, WalletAccount
 from ..ground.redact import Sealed
 from .records import Context, _Keyed, record
 
