@@ -34,7 +34,6 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,13 +41,14 @@ from typing import Any
 from ..crypto import hd
 from ..crypto.api_keys import ApiKeyPair
 from ..crypto.enclave import ROLES, TLS_FETCHER_ENCRYPT, EnclaveKeys
-from ..engine_state.store import KeyOwner, Store
+from ..engine_state.store import Store
 from ..engine_state.vault import IMPORT_PRIVATE_KEY, IMPORT_WALLET, WalletSecret
 from ..engine_state.vault import IMPORT_SECRET_TARGET as SECRET_TARGET
 from ..engine_state.world import Settings, World
 from ..ground import jsontext
 from ..ground.ids import IdSource
-from ..ground.models import NameIndex, Organization, SignerRef
+from ..ground.models import Organization
+from . import indexes
 from .records import CURRENT, Context, DocumentError, is_int, json_list, json_object, record
 
 FORMAT = "turnkey-emulator-state"
@@ -93,16 +93,19 @@ def dump(world: World, facade_state: dict[str, Any]) -> Json:
         signer_order: dict[str, Json] = {}
         for org in store.organizations.values():
             organizations.append(_ORGANIZATION.encode(org, Context(org)))
-            hints = _order_hints(
-                f" of organization {org.organization_id}", org.signers, _signers_of(org), "signer"
+            hints = indexes.order_hints(
+                f" of organization {org.organization_id}",
+                org.signers,
+                indexes.signers_of(org),
+                "signer",
             )
             if hints:
                 signer_order[org.organization_id] = {
-                    value: [_SIGNER_REF.encode(ref, None) for ref in refs]
+                    value: [indexes.SIGNER_REF.encode(ref, None) for ref in refs]
                     for value, refs in hints.items()
                 }
-        key_hints = _order_hints(
-            "", store.api_keys_by_public_key, _key_owners_of(store), "API key owner"
+        key_hints = indexes.order_hints(
+            "", store.api_keys_by_public_key, indexes.key_owners_of(store), "API key owner"
         )
         return {
             "format": FORMAT,
@@ -246,7 +249,7 @@ def _load(document: Any, exact_order: bool) -> Loaded:
     _check_links(store)
     _load_vault(store, json_object(document.get("vault"), "vault"))
     order = json_object(document.get("indexOrder", {}), "indexOrder")
-    _rebuild_indexes(store, order, exact_order)
+    indexes.rebuild(store, order, exact_order)
     return Loaded(
         store=store,
         ids=_load_ids(json_object(document.get("ids"), "ids")),
@@ -403,99 +406,5 @@ def _load_import_targets(store: Store, entries: list) -> None:
         store.vault.import_targets[slot] = secret  # type: ignore[index]
 
 
-# ----- indexes -------------------------------------------------------------------------
-
-
-def _signers_of(org: Organization) -> dict[str, tuple[SignerRef, ...]]:
-    """``org.signers`` as its records make it: every holder of a value, oldest first."""
-    entries: list[tuple[int, str, SignerRef]] = []
-    for wallet in org.wallets.values():
-        for account in wallet.accounts.values():
-            ref = SignerRef(wallet_id=wallet.wallet_id, wallet_account_id=account.wallet_account_id)
-            entries.append((account.created_at, account.address, ref))
-    for key in org.private_keys.values():
-        ref = SignerRef(private_key_id=key.private_key_id)
-        entries.append((key.created_at, key.private_key_id, ref))
-        entries.extend((key.created_at, a.address, ref) for a in key.addresses)
-    return _grouped(entries)
-
-
-def _key_owners_of(store: Store) -> dict[str, tuple[KeyOwner, ...]]:
-    """``store.api_keys_by_public_key`` as the records make it, oldest key first."""
-    entries: list[tuple[int, str, KeyOwner]] = [
-        (key.created_at, key.public_key.lower(), KeyOwner(org_id, user.user_id, key.api_key_id))
-        for org_id, org in store.organizations.items()
-        for user in org.users.values()
-        for key in user.api_keys.values()
-    ]
-    return _grouped(entries)
-
-
-def _grouped(entries: list[tuple[int, str, Any]]) -> dict[str, tuple[Any, ...]]:
-    entries.sort(key=lambda entry: entry[0])  # stable: ties keep the records' order
-    grouped: dict[str, tuple[Any, ...]] = {}
-    for _, value, holder in entries:
-        grouped[value] = (*grouped.get(value, ()), holder)
-    return grouped
-
-
-def _order_hints(where: str, live: dict, rebuilt: dict, what: str) -> dict[str, tuple]:
-    """The entries of ``live`` whose order the rebuild would not reproduce."""
-    hints = {}
-    for value in live.keys() | rebuilt.keys():
-        have, want = live.get(value, ()), rebuilt.get(value, ())
-        if have == want:
-            continue
-        if Counter(have) != Counter(want):  # a bug elsewhere: refuse to save a lie
-            raise RuntimeError(f"the {what} index{where} disagrees with the records at {value!r}")
-        hints[value] = have
-    return hints
-
-
-def _rebuild_indexes(store: Store, order: Json, exact: bool = True) -> None:
-    key_order = json_object(order.get("apiKeyOwners", {}), "indexOrder.apiKeyOwners")
-    signer_order = json_object(order.get("signers", {}), "indexOrder.signers")
-    owners = _key_owners_of(store)
-    for key, listed in key_order.items():
-        where = f"indexOrder.apiKeyOwners[{key!r}]"
-        try:
-            wanted = tuple(KeyOwner(*entry) for entry in json_list(listed, where))
-        except TypeError:
-            raise DocumentError(
-                f"{where}: entries are [organizationId, userId, apiKeyId]"
-            ) from None
-        owners[key] = _reordered(owners.get(key, ()), wanted, where, exact)
-    store.api_keys_by_public_key = owners
-    for org in store.organizations.values():
-        org.signers = _signers_of(org)
-        org.wallet_names = NameIndex((w.name, i) for i, w in org.wallets.items())
-        org.private_key_names = NameIndex((k.name, i) for i, k in org.private_keys.items())
-        for activity in org.activities.values():
-            store.activities_by_id[activity.activity_id] = activity
-            store.activities_by_fingerprint[activity.fingerprint] = activity
-    for org_id, values in signer_order.items():
-        org = store.organizations.get(org_id)
-        if org is None:
-            if not exact:
-                continue
-            raise DocumentError(f"indexOrder.signers: no organization {org_id!r}")
-        for value, listed in json_object(values, f"indexOrder.signers[{org_id!r}]").items():
-            where = f"indexOrder.signers[{org_id!r}][{value!r}]"
-            wanted = tuple(
-                _SIGNER_REF.decode(ref, f"{where}[{i}]")
-                for i, ref in enumerate(json_list(listed, where))
-            )
-            org.signers[value] = _reordered(org.signers.get(value, ()), wanted, where, exact)
-
-
-def _reordered(rebuilt: tuple, wanted: tuple, where: str, exact: bool = True) -> tuple:
-    if Counter(rebuilt) != Counter(wanted):
-        if not exact:
-            return rebuilt
-        raise DocumentError(f"{where}: not an order of what the records hold there")
-    return wanted
-
-
 _ORGANIZATION = record(Organization)
-_SIGNER_REF = record(SignerRef)
 _SETTINGS = record(Settings)
