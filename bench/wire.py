@@ -7,8 +7,12 @@ beside two floors measured in the same run: the in-process ``handle()`` of the s
 of request (the engine's own share), and ``bare``, a socket loop that answers a canned
 HTTP answer with no HTTP library and no engine (the round trip through the kernel that
 no server can avoid). "Server adds" is a median minus both floors, over ``handle()``.
+``ideal`` is a third reference, at one client: a socket loop that spends the median
+``handle()`` time of the request's kind spinning, then sends that kind's real answer, and polls
+between requests as ``serve`` does: no HTTP library and no engine, so its ratio is the least
+any server could reach on this machine (``wire_hosts.ideal``).
 
-    python bench/wire.py                      # serve's server (emulator), today's (wsgiref), bare
+    python bench/wire.py                      # serve's server (emulator), wsgiref, bare, ideal
     python bench/wire.py --candidates         # the choice: waitress, cheroot, uvicorn, granian too
     python bench/wire.py emulator uvicorn     # any list of them
 """
@@ -28,9 +32,10 @@ from pathlib import Path
 import wire_load
 from wire_hosts import host
 
-DEFAULT = ("bare", "emulator", "emulator-sleeping", "wsgiref")
+DEFAULT = ("bare", "ideal", "emulator", "emulator-sleeping", "wsgiref")
 CANDIDATES = (
     "bare",
+    "ideal",
     "wsgiref",
     "waitress",
     "cheroot",
@@ -101,7 +106,7 @@ def measure_candidate(name: str, per_level: int) -> dict:
         ):
             wire_load.run_load(("127.0.0.1", port), make(min(200, per_level)), 4)  # warm-up
             floor = statistics.median(wire_load.handle_floor(emu, make(per_level)))
-            for level in LEVELS:
+            for level in (1,) if name == "ideal" else LEVELS:  # ideal: one client at a time
                 requests = make(per_level)
                 cpu_before = cpu_seconds(process.pid)
                 result = wire_load.run_load(("127.0.0.1", port), requests, level)
@@ -174,7 +179,7 @@ def main() -> int:
         return status
     print_table(results)
     if "emulator" in results:
-        print_goals(results["emulator"], results.get("bare"))
+        print_goals(results["emulator"], results.get("bare"), results.get("ideal"))
     return status
 
 
@@ -209,7 +214,7 @@ def print_table(results: dict) -> None:
     print("×1 cl.: throughput / the throughput at one client.")
 
 
-def print_goals(rows: dict, bare: dict | None) -> None:
+def print_goals(rows: dict, bare: dict | None, ideal: dict | None = None) -> None:
     print("\ngoals (the emulator's server):")
     for op in ("get_whoami", "sign_raw_payload"):
         one = rows[(op, 1)]
@@ -226,6 +231,12 @@ def print_goals(rows: dict, bare: dict | None) -> None:
             adds = (one["median"] - bare[(op, 1)]["median"] - one["floor"]) / one["floor"]
             line += f", the server adds {adds:.2f}× handle() beyond the bare round trip (≤ 0.5×)"
         print(line)
+        if ideal:
+            best = ideal[(op, 1)]["median"] / ideal[(op, 1)]["floor"]
+            print(
+                f"  {op}: an ideal server (handle()'s time spun, then its answer; polling as"
+                f" serve does) {best:.2f}× handle(): what this machine's round trip leaves"
+            )
         for level in (8, 32):
             ratio = rows[(op, level)]["rps"] / one["rps"]
             print(f"  {op}: throughput at {level} clients {ratio:.2f}× one client's (≥ 1)")

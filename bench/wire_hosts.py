@@ -1,6 +1,7 @@
 """The servers ``bench/wire.py`` compares, each hosted in a process of its own: ``host(name,
 port)`` serves the seeded world of ``wire_load.bench_world()`` (or, for ``bare``, a canned
-answer with no HTTP library and no engine) until the process is stopped."""
+answer with no HTTP library and no engine; for ``ideal``, the same after the time the engine
+takes) until the process is stopped."""
 
 from __future__ import annotations
 
@@ -89,10 +90,80 @@ def bare(port: int) -> None:
         threading.Thread(target=serve, args=(sock,), daemon=True).start()
 
 
+def ideal(port: int) -> None:
+    """A server whose whole cost is the engine's: each request spins for the median in-process
+    ``handle()`` of its kind (measured in this process at start), then gets that kind's real
+    answer, canned; between requests it polls its socket for ``serve``'s busy-poll budget
+    before it sleeps, as ``serve`` does. One client at a time (a thread a connection, each
+    holding the GIL while it spins): what the machine's round trip leaves for any server."""
+    import select
+    import statistics
+    import time
+
+    from emulator.http.app import handle
+    from emulator.http.polling import SERVE_BUDGET_US
+
+    emu, org, sign_with = wire_load.bench_world()
+    kinds = {}
+    for kind, made in (
+        (b"whoami", wire_load.whoami_requests(org, 1001)),
+        (b"sign_raw_payload", wire_load.sign_requests(org, sign_with, 1001)),
+    ):
+        work_s = statistics.median(wire_load.handle_floor(emu, made[1:])) / 1e6
+        first = made[0]
+        headers = {k.lower(): v for k, v in first.headers.items()}
+        status, payload = handle(emu.world, "POST", first.path, headers, first.body)
+        head = f"HTTP/1.1 {status} OK\r\nContent-Type: application/json\r\n"
+        kinds[kind] = (work_s, f"{head}Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
+    listener = socket.create_server(("127.0.0.1", port), backlog=1024)
+    print("ready", flush=True)
+    clock = time.perf_counter
+
+    def read(sock: socket.socket) -> bytes:
+        end = clock() + SERVE_BUDGET_US / 1e6
+        while clock() < end:
+            try:
+                return sock.recv(65536)
+            except BlockingIOError:
+                pass
+        select.select([sock], [], [])
+        return sock.recv(65536)
+
+    def serve(sock: socket.socket) -> None:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.setblocking(False)
+        buffer = b""
+        while True:
+            while b"\r\n\r\n" not in buffer:
+                chunk = read(sock)
+                if not chunk:
+                    return
+                buffer += chunk
+            head, _, rest = buffer.partition(b"\r\n\r\n")
+            length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+            while len(rest) < length:
+                rest += read(sock)
+            buffer = rest[length:]
+            work_s, answer = kinds[b"whoami" if b"whoami" in head else b"sign_raw_payload"]
+            end = clock() + work_s
+            while clock() < end:
+                pass
+            sock.setblocking(True)
+            sock.sendall(answer)
+            sock.setblocking(False)
+
+    while True:
+        sock, _ = listener.accept()
+        threading.Thread(target=serve, args=(sock,), daemon=True).start()
+
+
 def host(name: str, port: int) -> None:
     if name == "bare":
         print("ready", flush=True)
         bare(port)
+        return
+    if name == "ideal":
+        ideal(port)
         return
     emu, _, _ = wire_load.bench_world()
     app = emu.wsgi_app
