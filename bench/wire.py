@@ -152,7 +152,7 @@ def main() -> int:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="a smoke run: the emulator's server, 64 requests a level",
+        help="a smoke run: the emulator's server and the ideal one, 64 requests a level",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -161,7 +161,7 @@ def main() -> int:
         return 0
     names = args.servers or (CANDIDATES if args.candidates else DEFAULT)
     if args.quick:
-        names, args.per_level = args.servers or ["emulator"], 64
+        names, args.per_level = args.servers or ["ideal", "emulator"], 64
     results = {}
     failed = []
     for name in names:
