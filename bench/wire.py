@@ -10,7 +10,9 @@ no server can avoid). "Server adds" is a median minus both floors, over ``handle
 ``ideal`` is a third reference, at one client: a socket loop that spends the median
 ``handle()`` time of the request's kind spinning, then sends that kind's real answer, and polls
 between requests as ``serve`` does: no HTTP library and no engine, so its ratio is the least
-any server could reach on this machine (``wire_hosts.ideal``).
+any server could reach on this machine (``wire_hosts.ideal``). ``minimal`` is the same loop
+answering each request with ``handle()`` itself: the engine running between network events, with
+no HTTP library.
 
     python bench/wire.py                      # serve's server (emulator), wsgiref, bare, ideal
     python bench/wire.py --candidates         # the choice: waitress, cheroot, uvicorn, granian too
@@ -32,10 +34,11 @@ from pathlib import Path
 import wire_load
 from wire_hosts import host
 
-DEFAULT = ("bare", "ideal", "emulator", "emulator-sleeping", "wsgiref")
+DEFAULT = ("bare", "ideal", "minimal", "emulator", "emulator-sleeping", "wsgiref")
 CANDIDATES = (
     "bare",
     "ideal",
+    "minimal",
     "wsgiref",
     "waitress",
     "cheroot",
@@ -106,7 +109,7 @@ def measure_candidate(name: str, per_level: int) -> dict:
         ):
             wire_load.run_load(("127.0.0.1", port), make(min(200, per_level)), 4)  # warm-up
             floor = statistics.median(wire_load.handle_floor(emu, make(per_level)))
-            for level in (1,) if name == "ideal" else LEVELS:  # ideal: one client at a time
+            for level in (1,) if name in ("ideal", "minimal") else LEVELS:  # one client at a time
                 requests = make(per_level)
                 cpu_before = cpu_seconds(process.pid)
                 result = wire_load.run_load(("127.0.0.1", port), requests, level)
@@ -152,7 +155,7 @@ def main() -> int:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="a smoke run: the emulator's server and the ideal one, 64 requests a level",
+        help="a smoke run: the emulator's server, the ideal and the minimal one, 64 requests a level",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -161,7 +164,7 @@ def main() -> int:
         return 0
     names = args.servers or (CANDIDATES if args.candidates else DEFAULT)
     if args.quick:
-        names, args.per_level = args.servers or ["ideal", "emulator"], 64
+        names, args.per_level = args.servers or ["ideal", "minimal", "emulator"], 64
     results = {}
     failed = []
     for name in names:
@@ -179,7 +182,9 @@ def main() -> int:
         return status
     print_table(results)
     if "emulator" in results:
-        print_goals(results["emulator"], results.get("bare"), results.get("ideal"))
+        print_goals(
+            results["emulator"], results.get("bare"), results.get("ideal"), results.get("minimal")
+        )
     return status
 
 
@@ -214,7 +219,9 @@ def print_table(results: dict) -> None:
     print("×1 cl.: throughput / the throughput at one client.")
 
 
-def print_goals(rows: dict, bare: dict | None, ideal: dict | None = None) -> None:
+def print_goals(
+    rows: dict, bare: dict | None, ideal: dict | None = None, minimal: dict | None = None
+) -> None:
     print("\ngoals (the emulator's server):")
     for op in ("get_whoami", "sign_raw_payload"):
         one = rows[(op, 1)]
@@ -236,6 +243,12 @@ def print_goals(rows: dict, bare: dict | None, ideal: dict | None = None) -> Non
             print(
                 f"  {op}: an ideal server (handle()'s time spun, then its answer; polling as"
                 f" serve does) {best:.2f}× handle(): what this machine's round trip leaves"
+            )
+        if minimal:
+            least = minimal[(op, 1)]["median"] / minimal[(op, 1)]["floor"]
+            print(
+                f"  {op}: a minimal server (handle() itself, no HTTP library; polling as serve"
+                f" does) {least:.2f}× handle()"
             )
         for level in (8, 32):
             ratio = rows[(op, level)]["rps"] / one["rps"]

@@ -90,12 +90,14 @@ def bare(port: int) -> None:
         threading.Thread(target=serve, args=(sock,), daemon=True).start()
 
 
-def ideal(port: int) -> None:
+def ideal(port: int, real: bool = False) -> None:
     """A server whose whole cost is the engine's: each request spins for the median in-process
     ``handle()`` of its kind (measured in this process at start), then gets that kind's real
     answer, canned; between requests it polls its socket for ``serve``'s busy-poll budget
     before it sleeps, as ``serve`` does. One client at a time (a thread a connection, each
-    holding the GIL while it spins): what the machine's round trip leaves for any server."""
+    holding the GIL while it spins): what the machine's round trip leaves for any server.
+    ``real`` (``minimal``): the request is answered by ``handle()`` itself instead, with no
+    HTTP library: the engine running between network events, as in any server."""
     import select
     import statistics
     import time
@@ -143,11 +145,14 @@ def ideal(port: int) -> None:
             length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
             while len(rest) < length:
                 rest += read(sock)
-            buffer = rest[length:]
+            body, buffer = rest[:length], rest[length:]
             work_s, answer = kinds[b"whoami" if b"whoami" in head else b"sign_raw_payload"]
-            end = clock() + work_s
-            while clock() < end:
-                pass
+            if real:
+                answer = _answered(emu.world, handle, head, body)
+            else:
+                end = clock() + work_s
+                while clock() < end:
+                    pass
             sock.setblocking(True)
             sock.sendall(answer)
             sock.setblocking(False)
@@ -157,13 +162,28 @@ def ideal(port: int) -> None:
         threading.Thread(target=serve, args=(sock,), daemon=True).start()
 
 
+def _answered(world, handle, head: bytes, body: bytes) -> bytes:
+    """``handle()``'s answer to a request of ``head`` and ``body``, as HTTP bytes."""
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    status, payload = handle(world, "POST", lines[0].split(" ")[1], headers, body)
+    return (
+        f"HTTP/1.1 {status} OK\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(payload)}\r\n\r\n".encode()
+        + payload
+    )
+
+
 def host(name: str, port: int) -> None:
     if name == "bare":
         print("ready", flush=True)
         bare(port)
         return
-    if name == "ideal":
-        ideal(port)
+    if name in ("ideal", "minimal"):
+        ideal(port, real=name == "minimal")
         return
     emu, _, _ = wire_load.bench_world()
     app = emu.wsgi_app
