@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import marshal
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +27,10 @@ from emulator import Emulator
 from emulator.accounts import account_spec
 from emulator.crypto.api_keys import P256, key_pair_from_private
 from emulator.crypto.authenticator import VirtualAuthenticator
+from emulator.ground import compact
 from emulator.ground.errors import TurnkeyApiError
+from emulator.ground.models import Activity, Vote
+from emulator.ground.packed import PackedVote
 from emulator.ground.schema import check
 from emulator.ops import FUSED_TYPES, REGISTRY
 from emulator.services import fused
@@ -297,12 +301,40 @@ def calls(side: Side) -> list[Any]:
 
 
 def representation(side: Side) -> list[Any]:
-    """How each record is held in memory: compacted or not, packed vote or not."""
-    store = side.emu.world.store
-    return [
-        (a.activity_id, repr(a.intent)[:8], repr(a.result)[:8], [type(v).__name__ for v in a.votes])
-        for a in store.activities_by_id.values()
-    ] + [a.activity_id for a in side.emu.world.young.recent]
+    """How each record is held in memory once the young window is past: every field of
+    the record and of its votes (a packed vote's frame read back), the intents, result
+    and timestamp as held (a dict, or derived); then the young window itself.
+
+    The fused path makes its record as ``compact`` leaves it; the plain path makes it
+    whole and compacts it ``YOUNG`` activities later (or never, where a snapshot taken
+    while it was young was restored: the restored record is not young): every record is
+    compacted here first (a no-op on a compacted one), then compared field for field."""
+    young = [a.activity_id for a in side.emu.world.young.recent]
+    records = list(side.emu.world.store.activities_by_id.values())
+    for a in records:
+        compact.compact(a)
+    return [held(a) for a in records] + young
+
+
+def held(a: Any) -> tuple[Any, ...]:
+    fields = [
+        (name, type(value).__name__, value)
+        for name in Activity.__dataclass_fields__
+        if name != "votes"
+        for value in [getattr(a, name)]
+    ]
+    votes = [
+        (
+            type(v).__name__,
+            [(name, type(getattr(v, name)).__name__, getattr(v, name)) for name in VOTE_FIELDS],
+            marshal.loads(v.result()) if isinstance(v, PackedVote) else None,
+        )
+        for v in a.votes
+    ]
+    return (fields, type(a.votes).__name__, votes)
+
+
+VOTE_FIELDS = tuple(Vote.__dataclass_fields__)
 
 
 def indexes(side: Side) -> list[Any]:

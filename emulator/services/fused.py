@@ -34,19 +34,22 @@ fused path off, and compares everything.
 
 from __future__ import annotations
 
+import marshal
 import time
 from functools import partial
+from sys import intern
 from typing import Any
 
 from ..crypto.stamps import ApiKeyStamp
 from ..engine_state.world import World
 from ..events.activity_updates import subscribed
 from ..ground.clock import NANOS_PER_MILLI
+from ..ground.compact import VERIFY, compacts_as, settled_record, verify_settled
 from ..ground.models import Organization
 from ..ground.render import timestamp, user
 from ..ground.schema import Enum, Object, String, check
 from ..ground.transaction import Transaction
-from .activities import APPROVED, COMPLETED, record_activity
+from .activities import APPROVED, COMPLETED
 from .auth import Caller, authenticate
 from .context import Context
 from .ip_allowlists import applicable
@@ -125,27 +128,35 @@ def submit(
         result = version.downgrade_result(result)
     result = {version.result_key: result}
 
-    # record_activity: the activity's id, then its vote's, from the world's ids.
+    seed_intent = version.seed_intent(params) if version.seed_intent else None
+    try:
+        marshalled = marshal.dumps(result)
+    except ValueError:  # a value marshal cannot hold: ``compact`` keeps it as it is
+        return None
+    if not compacts_as(version.activity_type, version):  # ``note`` would not compact it
+        return None
+
+    # record_activity's ids: the activity's, then its vote's. The record is made as
+    # ``compact`` leaves it (settled: it never changes); ``young.note`` keeps its place.
     ids = world.ids
     ids_before = ids.getstate()
-    intent = {version.intent_key: params}
-    seed_intent = version.seed_intent(params) if version.seed_intent else None
-    activity = record_activity(
-        world,
-        org,
-        caller,
-        status=COMPLETED,
-        activity_type=version.activity_type,
-        intent=intent,
-        seed_intent=seed_intent,
-        result=result,
-        body=raw,
-        fingerprint=fingerprint,
-        timestamp_ms=timestamp_ms,
-        now_ns=now_ns,
+    activity_id = ids.uuid7(now_ns // NANOS_PER_MILLI)
+    vote_id = ids.uuid4()
+    public_key, scheme = intern(stamp.public_key), intern(stamp.scheme)
+    activity = settled_record(
+        activity_id,
+        org_id,
+        version.activity_type,
+        COMPLETED,
+        fingerprint,
+        now_ns,
+        raw,
+        marshalled,
+        seed_intent is not None,
+        (vote_id, proposer.user_id, APPROVED, public_key, stamp.signature, scheme, proposer),
     )
-    activity_id = activity.activity_id
-    vote = activity.votes[0]
+    if VERIFY:
+        verify_settled(activity, {version.intent_key: params}, seed_intent, timestamp_ms, result)
     # add_activity, with the journal's undo of the transaction it would have run in.
     by_id, by_fingerprint, own = (
         store.activities_by_id,
@@ -179,26 +190,30 @@ def submit(
             "organizationId": org_id,
             "status": COMPLETED,
             "type": version.activity_type,
-            "intent": {**intent, **seed_intent} if seed_intent else dict(intent),
+            "intent": (
+                {version.intent_key: params, **seed_intent}
+                if seed_intent
+                else {version.intent_key: params}
+            ),
             "result": {
                 **result,
                 "activity": {
                     "type": version.activity_type,
-                    "intent": dict(seed_intent or intent),
-                    "result": dict(result),
+                    "intent": seed_intent if seed_intent else {version.intent_key: params},
+                    "result": result,
                 },
             },
             "votes": [
                 {
-                    "id": vote.vote_id,
+                    "id": vote_id,
                     "userId": proposer.user_id,
                     "user": user(proposer, org),
                     "activityId": activity_id,
                     "selection": APPROVED,
-                    "message": vote.message,
-                    "publicKey": vote.public_key,
-                    "signature": vote.signature,
-                    "scheme": vote.scheme,
+                    "message": raw.decode(),
+                    "publicKey": public_key,
+                    "signature": stamp.signature,
+                    "scheme": scheme,
                     "createdAt": dict(seconds_nanos),
                 }
             ],
