@@ -235,3 +235,27 @@ def test_activity_updates_skip_only_an_organization_no_endpoint_can_hear():
         tx.rollback()
         assert registered is expected is bool(activity_updates.subscribed(world.store, org))
     del world.store.organizations["silent-parent"]
+
+
+@given(st.binary(min_size=32, max_size=32))
+def test_the_low_s_guard_compares_bytes_as_the_numbers_they_spell(s):
+    from emulator.crypto import signing
+
+    half = signing.SECP256K1_ORDER // 2
+    assert (s > signing._HALF_ORDER) == (int.from_bytes(s, "big") > half)
+
+
+def test_a_high_s_from_the_library_is_normalised(monkeypatch):
+    """libsecp256k1 gives low S; were it not to, the signature is flipped as before."""
+    from emulator.crypto import signing
+
+    n = signing.SECP256K1_ORDER
+    r, high = 0x1234, n - 5
+
+    class HighS:
+        def sign_recoverable(self, digest, hasher):
+            return r.to_bytes(32, "big") + high.to_bytes(32, "big") + b"\x01"
+
+    monkeypatch.setattr(signing, "_checked_secp256k1_key", lambda key: HighS())
+    made = signing.sign_digest_secp256k1(b"\x01" * 32, b"\x02" * 32)
+    assert (made.r, made.s, made.v) == (f"{r:064x}", f"{5:064x}", "00")
