@@ -43,10 +43,10 @@ from typing import Any
 from ..crypto.stamps import ApiKeyStamp
 from ..engine_state.world import World
 from ..events.activity_updates import subscribed
-from ..ground.clock import NANOS_PER_MILLI
+from ..ground.clock import NANOS_PER_MILLI, NANOS_PER_SECOND
 from ..ground.compact import VERIFY, compacts_as, settled_record, verify_settled
 from ..ground.models import Organization
-from ..ground.render import timestamp, user
+from ..ground.render import user
 from ..ground.schema import Enum, Object, String, check
 from ..ground.transaction import Transaction
 from .activities import APPROVED, COMPLETED
@@ -183,7 +183,9 @@ def submit(
     world.commits += 1
 
     # render.activity, for this activity as it stands: completed, one vote, the caller's.
-    seconds_nanos = timestamp(now_ns)
+    # render.timestamp's text (not kept in its cache: this time is rendered once).
+    whole, part = divmod(now_ns, NANOS_PER_SECOND)
+    seconds, nanos = str(whole), str(part)
     answer = {
         "activity": {
             "id": activity_id,
@@ -214,14 +216,14 @@ def submit(
                     "publicKey": public_key,
                     "signature": stamp.signature,
                     "scheme": scheme,
-                    "createdAt": dict(seconds_nanos),
+                    "createdAt": {"seconds": seconds, "nanos": nanos},
                 }
             ],
             "fingerprint": fingerprint,
             "canApprove": False,
             "canReject": False,
-            "createdAt": dict(seconds_nanos),
-            "updatedAt": seconds_nanos,
+            "createdAt": {"seconds": seconds, "nanos": nanos},
+            "updatedAt": {"seconds": seconds, "nanos": nanos},
             "timestampMs": timestamp_ms,
         }
     }
