@@ -653,3 +653,24 @@ def test_a_handler_that_writes_goes_down_the_plain_path():
     assert fast.emu.fused_calls == 0
     features = fast.emu.world.store.organizations[fast.org.organization_id].features
     assert features.get("FEATURE_NAME_TEST_WRITE") == "1"  # written once per call, plainly
+
+
+def test_the_call_log_makes_the_fused_answer_when_first_read():
+    """The fused path's log row keeps the answer's parts (``Deferred``) until the call is
+    read: then the same answer as the caller's, made once, and aged out as any body."""
+    fast = Side(True)
+    fast.emu.calls.clear()
+    fast.emu.calls.max_bodies = 3
+    answers = [_sign(fast, 0, i, NO_OP) for i in range(5)]
+    assert fast.emu.fused_calls == 5
+    rows = list(fast.emu.calls._entries)
+    assert [type(row[14]).__name__ for row in rows] == ["NoneType"] * 2 + ["Deferred"] * 3
+    first = fast.emu.calls[-1]
+    assert first.result == {"activity": answers[-1]["activity"]}
+    assert fast.emu.calls[-1] is first and fast.emu.calls.all()[-1].result is first.result
+    assert [c.result for c in fast.emu.calls][:2] == [None, None]
+    assert [c.result["activity"] for c in fast.emu.calls.all()[2:]] == [
+        a["activity"] for a in answers[2:]
+    ]
+    _sign(fast, 0, 9, NO_OP)  # the oldest body read (a Call now) ages out as well
+    assert [c.result is None for c in fast.emu.calls] == [True] * 3 + [False] * 3

@@ -49,9 +49,11 @@ from ..ground.models import Organization
 from ..ground.render import user
 from ..ground.schema import Enum, Object, String, check
 from ..ground.transaction import Transaction
+from ..recorders.calls import Deferred
 from .activities import APPROVED, COMPLETED
 from .auth import Caller, authenticate
 from .context import Context
+from .fused_answer import answer
 from .ip_allowlists import applicable
 
 Json = dict[str, Any]
@@ -182,51 +184,31 @@ def submit(
     by_fingerprint[fingerprint] = activity
     world.commits += 1
 
-    # render.activity, for this activity as it stands: completed, one vote, the caller's.
-    # render.timestamp's text (not kept in its cache: this time is rendered once).
+    # render.activity, for this activity as it stands: completed, one vote, the caller's;
+    # the timestamps as render.timestamp writes them (not kept in its cache: this time is
+    # rendered once). The call log keeps the parts and makes the answer when first read.
     whole, part = divmod(now_ns, NANOS_PER_SECOND)
-    seconds, nanos = str(whole), str(part)
-    answer = {
-        "activity": {
-            "id": activity_id,
-            "organizationId": org_id,
-            "status": COMPLETED,
-            "type": version.activity_type,
-            "intent": (
-                {version.intent_key: params, **seed_intent}
-                if seed_intent
-                else {version.intent_key: params}
-            ),
-            "result": {
-                **result,
-                "activity": {
-                    "type": version.activity_type,
-                    "intent": seed_intent if seed_intent else {version.intent_key: params},
-                    "result": result,
-                },
-            },
-            "votes": [
-                {
-                    "id": vote_id,
-                    "userId": proposer.user_id,
-                    "user": user(proposer, org),
-                    "activityId": activity_id,
-                    "selection": APPROVED,
-                    "message": raw.decode(),
-                    "publicKey": public_key,
-                    "signature": stamp.signature,
-                    "scheme": scheme,
-                    "createdAt": {"seconds": seconds, "nanos": nanos},
-                }
-            ],
-            "fingerprint": fingerprint,
-            "canApprove": False,
-            "canReject": False,
-            "createdAt": {"seconds": seconds, "nanos": nanos},
-            "updatedAt": {"seconds": seconds, "nanos": nanos},
-            "timestampMs": timestamp_ms,
-        }
-    }
+    parts = (
+        activity_id,
+        org_id,
+        version.activity_type,
+        version.intent_key,
+        params,
+        seed_intent,
+        result,
+        vote_id,
+        proposer.user_id,
+        user(proposer, org),
+        raw,
+        public_key,
+        stamp.signature,
+        scheme,
+        str(whole),
+        str(part),
+        fingerprint,
+        timestamp_ms,
+    )
+    response = answer(*parts)
     world.young.note(activity, version)
     world.calls.record_answered(
         now_ns,
@@ -237,11 +219,11 @@ def submit(
         stamp.public_key,
         activity_id,
         COMPLETED,
-        answer,
+        Deferred(answer, parts),
         body,
         time.perf_counter_ns() - started_wall_ns,
     )
-    return answer
+    return response
 
 
 def _authenticated(
