@@ -100,22 +100,30 @@ def test_the_timestamp_cache_stays_bounded():
     assert render.timestamp(5) == {"seconds": "0", "nanos": "5"}
 
 
-@given(st.binary(min_size=16, max_size=16))
-def test_uuid4_sets_the_bits_of_rfc_9562_on_the_stream_bytes(raw):
+@given(st.integers(0, 2**32), st.integers(0, 2**60), st.lists(st.booleans(), max_size=8))
+def test_ids_set_the_bits_of_rfc_9562_on_the_stream_draws(seed, unix_ms, kinds):
+    """``uuid4`` and ``uuid7`` draw the stream's next 16 or 10 bytes (``_block``, keyed
+    BLAKE2b over the counter) and set the version and variant bits on them."""
     import uuid
 
-    from emulator.ground.ids import IdSource
+    from emulator.ground.ids import IdSource, _block, uuid7_from
 
-    class Drawn(IdSource):
-        __slots__ = ()
-
-        def random_bytes(self, n: int) -> bytes:
-            return raw
-
-    made = Drawn(seed=1).uuid4()
-    value = (int.from_bytes(raw, "big") & ~(0xF << 76) | 0x4 << 76) & ~(0x3 << 62) | 0x2 << 62
-    assert made == str(uuid.UUID(int=value))
-    assert uuid.UUID(made).version == 4 and uuid.UUID(made).variant == uuid.RFC_4122
+    source = IdSource(seed=seed)
+    for n, is_uuid7 in enumerate(kinds):
+        assert source.getstate() == (n, 0)
+        if is_uuid7:
+            made = source.uuid7(unix_ms)
+            assert made == uuid7_from(unix_ms, _block(source._ids_key, n, 10))
+            assert uuid.UUID(made).version == 7 and int(made[:13].replace("-", ""), 16) == (
+                unix_ms & (2**48 - 1)
+            )
+        else:
+            made = source.uuid4()
+            raw = _block(source._ids_key, n, 16)
+            value = (int.from_bytes(raw, "big") & ~(0xF << 76) | 0x4 << 76) & ~(0x3 << 62)
+            assert made == str(uuid.UUID(int=value | 0x2 << 62))
+            assert uuid.UUID(made).version == 4
+        assert uuid.UUID(made).variant == uuid.RFC_4122
 
 
 def test_seeded_ids_are_those_of_before():
@@ -124,10 +132,12 @@ def test_seeded_ids_are_those_of_before():
 
     source = IdSource(seed=7)
     assert [source.uuid4() for _ in range(2)] == EXPECTED_SEED_7
+    assert source.uuid7(1_790_000_000_000) == EXPECTED_SEED_7_UUID7
 
 
-# IdSource(seed=7).uuid4() twice, by the code before the shortcut.
+# IdSource(seed=7).uuid4() twice, then a uuid7, by the code before the shortcuts.
 EXPECTED_SEED_7 = ["9ae800fb-60a6-4fa2-be26-8b1a326cf965", "5b7b425e-0075-4240-9131-f1287e3a7a0a"]
+EXPECTED_SEED_7_UUID7 = "01a0c450-6c00-7a5d-a59b-7f29ae38b865"
 
 
 def test_the_call_log_reads_the_same_calls_whenever_and_however_it_is_read():
@@ -225,3 +235,27 @@ def test_activity_updates_skip_only_an_organization_no_endpoint_can_hear():
         tx.rollback()
         assert registered is expected is bool(activity_updates.subscribed(world.store, org))
     del world.store.organizations["silent-parent"]
+
+
+@given(st.binary(min_size=32, max_size=32))
+def test_the_low_s_guard_compares_bytes_as_the_numbers_they_spell(s):
+    from emulator.crypto import signing
+
+    half = signing.SECP256K1_ORDER // 2
+    assert (s > signing._HALF_ORDER) == (int.from_bytes(s, "big") > half)
+
+
+def test_a_high_s_from_the_library_is_normalised(monkeypatch):
+    """libsecp256k1 gives low S; were it not to, the signature is flipped as before."""
+    from emulator.crypto import signing
+
+    n = signing.SECP256K1_ORDER
+    r, high = 0x1234, n - 5
+
+    class HighS:
+        def sign_recoverable(self, digest, hasher):
+            return r.to_bytes(32, "big") + high.to_bytes(32, "big") + b"\x01"
+
+    monkeypatch.setattr(signing, "_checked_secp256k1_key", lambda key: HighS())
+    made = signing.sign_digest_secp256k1(b"\x01" * 32, b"\x02" * 32)
+    assert (made.r, made.s, made.v) == (f"{r:064x}", f"{5:064x}", "00")

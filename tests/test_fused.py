@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import marshal
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +27,10 @@ from emulator import Emulator
 from emulator.accounts import account_spec
 from emulator.crypto.api_keys import P256, key_pair_from_private
 from emulator.crypto.authenticator import VirtualAuthenticator
+from emulator.ground import compact
 from emulator.ground.errors import TurnkeyApiError
+from emulator.ground.models import Activity, Vote
+from emulator.ground.packed import PackedVote
 from emulator.ground.schema import check
 from emulator.ops import FUSED_TYPES, REGISTRY
 from emulator.services import fused
@@ -297,12 +301,40 @@ def calls(side: Side) -> list[Any]:
 
 
 def representation(side: Side) -> list[Any]:
-    """How each record is held in memory: compacted or not, packed vote or not."""
-    store = side.emu.world.store
-    return [
-        (a.activity_id, repr(a.intent)[:8], repr(a.result)[:8], [type(v).__name__ for v in a.votes])
-        for a in store.activities_by_id.values()
-    ] + [a.activity_id for a in side.emu.world.young.recent]
+    """How each record is held in memory once the young window is past: every field of
+    the record and of its votes (a packed vote's frame read back), the intents, result
+    and timestamp as held (a dict, or derived); then the young window itself.
+
+    The fused path makes its record as ``compact`` leaves it; the plain path makes it
+    whole and compacts it ``YOUNG`` activities later (or never, where a snapshot taken
+    while it was young was restored: the restored record is not young): every record is
+    compacted here first (a no-op on a compacted one), then compared field for field."""
+    young = [a.activity_id for a in side.emu.world.young.recent]
+    records = list(side.emu.world.store.activities_by_id.values())
+    for a in records:
+        compact.compact(a)
+    return [held(a) for a in records] + young
+
+
+def held(a: Any) -> tuple[Any, ...]:
+    fields = [
+        (name, type(value).__name__, value)
+        for name in Activity.__dataclass_fields__
+        if name != "votes"
+        for value in [getattr(a, name)]
+    ]
+    votes = [
+        (
+            type(v).__name__,
+            [(name, type(getattr(v, name)).__name__, getattr(v, name)) for name in VOTE_FIELDS],
+            marshal.loads(v.result()) if isinstance(v, PackedVote) else None,
+        )
+        for v in a.votes
+    ]
+    return (fields, type(a.votes).__name__, votes)
+
+
+VOTE_FIELDS = tuple(Vote.__dataclass_fields__)
 
 
 def indexes(side: Side) -> list[Any]:
@@ -621,3 +653,24 @@ def test_a_handler_that_writes_goes_down_the_plain_path():
     assert fast.emu.fused_calls == 0
     features = fast.emu.world.store.organizations[fast.org.organization_id].features
     assert features.get("FEATURE_NAME_TEST_WRITE") == "1"  # written once per call, plainly
+
+
+def test_the_call_log_makes_the_fused_answer_when_first_read():
+    """The fused path's log row keeps the answer's parts (``Deferred``) until the call is
+    read: then the same answer as the caller's, made once, and aged out as any body."""
+    fast = Side(True)
+    fast.emu.calls.clear()
+    fast.emu.calls.max_bodies = 3
+    answers = [_sign(fast, 0, i, NO_OP) for i in range(5)]
+    assert fast.emu.fused_calls == 5
+    rows = list(fast.emu.calls._entries)
+    assert [type(row[14]).__name__ for row in rows] == ["NoneType"] * 2 + ["Deferred"] * 3
+    first = fast.emu.calls[-1]
+    assert first.result == {"activity": answers[-1]["activity"]}
+    assert fast.emu.calls[-1] is first and fast.emu.calls.all()[-1].result is first.result
+    assert [c.result for c in fast.emu.calls][:2] == [None, None]
+    assert [c.result["activity"] for c in fast.emu.calls.all()[2:]] == [
+        a["activity"] for a in answers[2:]
+    ]
+    _sign(fast, 0, 9, NO_OP)  # the oldest body read (a Call now) ages out as well
+    assert [c.result is None for c in fast.emu.calls] == [True] * 3 + [False] * 3

@@ -151,10 +151,13 @@ def sign_digest_secp256k1(private_key: bytes, digest: bytes) -> Signature:
     else:
         key = _secp256k1_key(_scalar(private_key, SECP256K1_ORDER))
     raw = key.sign_recoverable(digest, hasher=None)
-    s = int.from_bytes(raw[32:64], "big")
-    if s > SECP256K1_ORDER // 2:  # libsecp256k1 already normalises; kept as a guard
-        return _ecdsa_signature(int.from_bytes(raw[:32], "big"), SECP256K1_ORDER - s, raw[64] ^ 1)
-    return Signature(raw[:32].hex(), raw[32:64].hex(), _RECOVERY_IDS[raw[64]])
+    s = raw[32:64]
+    if s > _HALF_ORDER:  # libsecp256k1 already normalises; kept as a guard
+        high = int.from_bytes(s, "big")
+        return _ecdsa_signature(
+            int.from_bytes(raw[:32], "big"), SECP256K1_ORDER - high, raw[64] ^ 1
+        )
+    return Signature(raw[:32].hex(), s.hex(), _RECOVERY_IDS[raw[64]])
 
 
 def taproot_tweaked_key(private_key: bytes) -> bytes:
@@ -251,6 +254,8 @@ def _scalar(private_key: bytes, order: int) -> bytes:
 
 
 _RECOVERY_IDS = ("00", "01", "02", "03")
+# n // 2 as 32 big-endian bytes: bytes of one length compare as the numbers they spell.
+_HALF_ORDER = (SECP256K1_ORDER // 2).to_bytes(32, "big")
 
 
 def _ecdsa_signature(r: int, s: int, recid: int) -> Signature:

@@ -51,12 +51,13 @@ def caller_key(
 ) -> ApiKeyPair | VirtualAuthenticator:
     """The key a facade call is made with: ``caller``'s, else the root key the facade holds
     for the organization or its nearest ancestor (``callers``, by organization id)."""
-    from ..crypto.authenticator import VirtualAuthenticator
+    if caller is not None:  # else the common case: the facade's own key (no import)
+        from ..crypto.authenticator import VirtualAuthenticator
 
-    if isinstance(caller, OrganizationHandle):
-        return caller.api_key
-    if isinstance(caller, ApiKeyPair | VirtualAuthenticator):
-        return caller
+        if isinstance(caller, OrganizationHandle):
+            return caller.api_key
+        if isinstance(caller, ApiKeyPair | VirtualAuthenticator):
+            return caller
     org = store.organizations.get(org_id)
     while org is not None:
         if org.organization_id in callers:

@@ -34,7 +34,7 @@ from typing import Any
 
 from . import jsontext
 from .models import Activity, Vote
-from .packed import PackedVote
+from .packed import PackedVote, pack_message, unpack
 
 Json = dict[str, Any]
 YOUNG = 64  # activities recorded since, before one is compacted
@@ -143,6 +143,62 @@ def compact(a: Activity) -> None:
         a.mfa = ()  # type: ignore[assignment]
     if not a.app_proofs:
         a.app_proofs = ()  # type: ignore[assignment]
+
+
+def compacts_as(activity_type: str, version: Any) -> bool:
+    """Whether ``note`` keeps and compacts an activity of ``activity_type`` recorded by
+    ``version`` (the first version seen for a type is the one its records derive from)."""
+    return _VERSIONS.setdefault(activity_type, version) is version
+
+
+_ACTIVITY_FIELDS = (
+    "activity_id", "organization_id", "activity_type", "status", "intent", "result",
+    "fingerprint", "timestamp_ms", "created_at", "updated_at", "votes", "failure",
+    "seed_intent", "mfa", "app_proofs",
+)  # fmt: skip
+if tuple(Activity.__dataclass_fields__) != _ACTIVITY_FIELDS:  # type: ignore[attr-defined]
+    raise ImportError("Activity's fields changed: settled_record passes them by position")
+
+
+def settled_record(
+    activity_id: str,
+    organization_id: str,
+    activity_type: str,
+    status: str,
+    fingerprint: str,
+    now_ns: int,
+    message: bytes,
+    result: bytes,
+    has_seed_intent: bool,
+    vote: tuple[str, str, str, str, str, str, Any],
+) -> Activity:
+    """The record ``compact`` makes of a settled activity of one vote, made at once from
+    its parts (the fused path's, ``services/fused.py``: nothing built to be dropped).
+
+    ``message`` is the proposer's body as sent, ``result`` the marshalled result, ``vote`` the proposer's vote as ``(vote_id, user_id, selection, public_key,
+    signature, scheme, voter)``, with no policy outcome. The caller checks the derivations
+    against what it holds (``verify_settled``, where ``VERIFY``)."""
+    vote_id, user_id, selection, public_key, signature, scheme, voter = vote
+    frame = pack_message(activity_type, message, result, signature, vote_id)
+    packed = PackedVote.made(
+        frame, user_id, activity_id, selection, public_key, scheme, now_ns, voter
+    )
+    if VERIFY and unpack(frame) != (message.decode(), result, signature, vote_id):
+        raise AssertionError(f"vote {vote_id}: its frame does not give back its parts")
+    return Activity(
+        activity_id, organization_id, activity_type, status, DERIVED,
+        IN_VOTE, fingerprint, DERIVED, now_ns, now_ns, (packed,),
+        None, DERIVED if has_seed_intent else None, (), (),
+    )  # fmt: skip
+
+
+def verify_settled(a: Activity, intent: Json, seed: Json | None, ts: str, result: Json) -> None:
+    """Where ``VERIFY``: ``a`` (``settled_record``'s) derives ``intent``, ``seed``, ``ts``
+    and ``result`` again, as ``compact`` checks a record before it drops its dicts."""
+    derived_intent, derived_seed = _derive(a)
+    derived = (derived_intent, derived_seed, timestamp_ms_of(a), result_of(a))
+    if _dumps(derived) != _dumps((intent, seed, ts, result)):
+        raise AssertionError(f"activity {a.activity_id}: derived {derived} != {intent, seed}")
 
 
 def _derive(a: Activity) -> tuple[Json, Json | None]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from typing import Any
 
 UUID_PATTERN = re.compile(
     r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
@@ -64,15 +65,21 @@ class IdSource:
 
     def uuid4(self) -> str:
         """16 bytes of the stream with the version (4) and variant (10) bits set."""
-        raw = bytearray(self.random_bytes(16))
-        raw[6] = raw[6] & 0x0F | 0x40
-        raw[8] = raw[8] & 0x3F | 0x80
-        h = raw.hex()
+        n = self._next
+        value = int.from_bytes(_draw(self._ids_key, n, 16), "big") & _V4_KEPT | _V4_BITS
+        self._next = n + 1
+        h = f"{value:032x}"
         return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     def uuid7(self, unix_ms: int) -> str:
-        """A UUIDv7: 48 bits of milliseconds, then version, then random bits."""
-        return uuid7_from(unix_ms, self.random_bytes(10))
+        """A UUIDv7: 48 bits of milliseconds, then version, then random bits
+        (``uuid7_from`` of the stream's next 10 bytes)."""
+        n = self._next
+        rand = int.from_bytes(_draw(self._ids_key, n, 10), "big")
+        self._next = n + 1
+        value = (unix_ms & _MS) << 80 | _V7_BITS | (rand >> 62 & 0xFFF) << 64 | rand & _LOW62
+        h = f"{value:032x}"
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     def to_dict(self) -> dict[str, object]:
         """Everything needed to continue this stream elsewhere (keys as hex: a secret)."""
@@ -107,6 +114,29 @@ def _block(key: bytes, counter: int, n: int) -> bytes:
     if not 0 < n <= 64:
         raise ValueError("draw 1 to 64 bytes at a time")
     return hashlib.blake2b(counter.to_bytes(8, "big"), key=key, digest_size=n).digest()
+
+
+# The ids' draws (``_block`` of 10 or 16 bytes) from a hash state keyed once a stream and
+# size, copied per draw: the key's block is not hashed again, nor the keywords parsed.
+_KEYED: dict[tuple[bytes, int], Any] = {}
+_KEYED_KEPT = 512  # emulators' streams (two sizes each) before the states are made again
+_MS = (1 << 48) - 1
+_LOW62 = (1 << 62) - 1
+_V7_BITS = 0x7 << 76 | 0x2 << 62  # version 7, variant 10
+_V4_KEPT = ~(0xF << 76 | 0x3 << 62) & ((1 << 128) - 1)
+_V4_BITS = 0x4 << 76 | 0x2 << 62  # version 4, variant 10
+
+
+def _draw(key: bytes, counter: int, n: int) -> bytes:
+    """``_block(key, counter, n)``."""
+    keyed = _KEYED.get((key, n))
+    if keyed is None:
+        if len(_KEYED) >= _KEYED_KEPT:
+            _KEYED.clear()
+        keyed = _KEYED[(key, n)] = hashlib.blake2b(key=key, digest_size=n)
+    h = keyed.copy()
+    h.update(counter.to_bytes(8, "big"))
+    return h.digest()  # type: ignore[no-any-return]
 
 
 def uuid7_from(unix_ms: int, entropy: bytes) -> str:

@@ -30,6 +30,29 @@ _LISTED = 20  # calls an assertion message lists, the most recent ones
 _RESULT, _REQUEST = 14, 15  # the places of ``Call.result`` and ``Call.request`` in a row
 
 
+class Deferred:
+    """A response kept as the parts it is made from, made when the call is first read:
+    ``make(*parts)`` (the fused path's, ``services/fused_answer.py``). Its caller was
+    answered ``make(*parts)`` too: the log reads back an equal response."""
+
+    __slots__ = ("make", "parts")
+
+    def __init__(self, make: Any, parts: tuple[Any, ...]) -> None:
+        self.make = make
+        self.parts = parts
+
+    def __repr__(self) -> str:
+        return "Deferred(...)"
+
+
+def _call(row: list[Any]) -> Call:
+    """The ``Call`` of a row, its response made if it was deferred."""
+    result = row[_RESULT]
+    if type(result) is Deferred:
+        row[_RESULT] = result.make(*result.parts)
+    return Call(*row)
+
+
 @dataclass(frozen=True, slots=True)
 class Call:
     """One request and how it ended.
@@ -181,13 +204,14 @@ class CallLog:
         public_key: str,
         activity_id: str,
         activity_status: str,
-        response: dict[str, Any],
+        response: Deferred,
         request: dict[str, Any],
         duration_ns: int,
     ) -> None:
         """``record``'s row of an activity request answered 200, from a caller that has its
         fields in hand (the fused path, ``services/fused.py``): the requested type and
-        organization, the caller's user and key, the answered activity's id and status."""
+        organization, the caller's user and key, the answered activity's id and status;
+        the response as the parts it is made from, made when the call is first read."""
         self._append(
             [
                 0,
@@ -239,7 +263,7 @@ class CallLog:
             made = False
             for entry in entries:
                 if type(entry) is list:
-                    entry, made = Call(*entry), True
+                    entry, made = _call(entry), True
                 calls.append(entry)  # type: ignore[arg-type]
             if made:  # each row becomes its Call once
                 entries.clear()
@@ -256,7 +280,7 @@ class CallLog:
         with self._lock:
             entry = self._entries[index]
             if type(entry) is list:
-                entry = self._entries[index] = Call(*entry)
+                entry = self._entries[index] = _call(entry)
             return entry
 
     def __repr__(self) -> str:

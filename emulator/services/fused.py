@@ -34,21 +34,26 @@ fused path off, and compares everything.
 
 from __future__ import annotations
 
+import marshal
 import time
 from functools import partial
+from sys import intern
 from typing import Any
 
 from ..crypto.stamps import ApiKeyStamp
 from ..engine_state.world import World
 from ..events.activity_updates import subscribed
-from ..ground.clock import NANOS_PER_MILLI
+from ..ground.clock import NANOS_PER_MILLI, NANOS_PER_SECOND
+from ..ground.compact import VERIFY, compacts_as, settled_record, verify_settled
 from ..ground.models import Organization
-from ..ground.render import timestamp, user
+from ..ground.render import user
 from ..ground.schema import Enum, Object, String, check
 from ..ground.transaction import Transaction
-from .activities import APPROVED, COMPLETED, record_activity
+from ..recorders.calls import Deferred
+from .activities import APPROVED, COMPLETED
 from .auth import Caller, authenticate
 from .context import Context
+from .fused_answer import answer
 from .ip_allowlists import applicable
 
 Json = dict[str, Any]
@@ -70,8 +75,9 @@ def submit(
     and its ``fingerprint``, unseen, under the world's lock, which it still holds), or
     ``None`` where the simple case does not hold: then nothing has changed. ``callers`` is
     the facade's cache of authenticated callers (``_authenticated``)."""
-    clock = world.clock
-    started_ns = clock.now_ns()
+    # One reading of the clock: the call's time, the liveness check's and the activity's
+    # (the plain path reads it three times, microseconds apart).
+    now_ns = world.clock.now_ns()
     started_wall_ns = time.perf_counter_ns()
     if (
         world.settings.rate_limits is not None
@@ -106,7 +112,7 @@ def submit(
         return None
     window = world.settings.timestamp_window_s
     if window is not None:
-        drift_ms = int(timestamp_ms) - clock.now_ns() // NANOS_PER_MILLI
+        drift_ms = int(timestamp_ms) - now_ns // NANOS_PER_MILLI
         if (
             drift_ms <= -window * 1000
             or drift_ms > min(window, world.settings.timestamp_future_s) * 1000
@@ -116,7 +122,6 @@ def submit(
     if params is None:
         return None
     canonical = version.upgrade(params) if version.upgrade else params
-    now_ns = clock.now_ns()
     try:
         result = op.handler(Context(world, org, caller, now_ns, _READ_ONLY, raw), canonical)
     except (Exception, _Writes):  # a refusal, a write: the plain path answers it
@@ -125,27 +130,35 @@ def submit(
         result = version.downgrade_result(result)
     result = {version.result_key: result}
 
-    # record_activity: the activity's id, then its vote's, from the world's ids.
+    seed_intent = version.seed_intent(params) if version.seed_intent else None
+    try:
+        marshalled = marshal.dumps(result)
+    except ValueError:  # a value marshal cannot hold: ``compact`` keeps it as it is
+        return None
+    if not compacts_as(version.activity_type, version):  # ``note`` would not compact it
+        return None
+
+    # record_activity's ids: the activity's, then its vote's. The record is made as
+    # ``compact`` leaves it (settled: it never changes); ``young.note`` keeps its place.
     ids = world.ids
     ids_before = ids.getstate()
-    intent = {version.intent_key: params}
-    seed_intent = version.seed_intent(params) if version.seed_intent else None
-    activity = record_activity(
-        world,
-        org,
-        caller,
-        status=COMPLETED,
-        activity_type=version.activity_type,
-        intent=intent,
-        seed_intent=seed_intent,
-        result=result,
-        body=raw,
-        fingerprint=fingerprint,
-        timestamp_ms=timestamp_ms,
-        now_ns=now_ns,
+    activity_id = ids.uuid7(now_ns // NANOS_PER_MILLI)
+    vote_id = ids.uuid4()
+    public_key, scheme = intern(stamp.public_key), intern(stamp.scheme)
+    activity = settled_record(
+        activity_id,
+        org_id,
+        version.activity_type,
+        COMPLETED,
+        fingerprint,
+        now_ns,
+        raw,
+        marshalled,
+        seed_intent is not None,
+        (vote_id, proposer.user_id, APPROVED, public_key, stamp.signature, scheme, proposer),
     )
-    activity_id = activity.activity_id
-    vote = activity.votes[0]
+    if VERIFY:
+        verify_settled(activity, {version.intent_key: params}, seed_intent, timestamp_ms, result)
     # add_activity, with the journal's undo of the transaction it would have run in.
     by_id, by_fingerprint, own = (
         store.activities_by_id,
@@ -171,48 +184,34 @@ def submit(
     by_fingerprint[fingerprint] = activity
     world.commits += 1
 
-    # render.activity, for this activity as it stands: completed, one vote, the caller's.
-    seconds_nanos = timestamp(now_ns)
-    answer = {
-        "activity": {
-            "id": activity_id,
-            "organizationId": org_id,
-            "status": COMPLETED,
-            "type": version.activity_type,
-            "intent": {**intent, **seed_intent} if seed_intent else dict(intent),
-            "result": {
-                **result,
-                "activity": {
-                    "type": version.activity_type,
-                    "intent": dict(seed_intent or intent),
-                    "result": dict(result),
-                },
-            },
-            "votes": [
-                {
-                    "id": vote.vote_id,
-                    "userId": proposer.user_id,
-                    "user": user(proposer, org),
-                    "activityId": activity_id,
-                    "selection": APPROVED,
-                    "message": vote.message,
-                    "publicKey": vote.public_key,
-                    "signature": vote.signature,
-                    "scheme": vote.scheme,
-                    "createdAt": dict(seconds_nanos),
-                }
-            ],
-            "fingerprint": fingerprint,
-            "canApprove": False,
-            "canReject": False,
-            "createdAt": dict(seconds_nanos),
-            "updatedAt": seconds_nanos,
-            "timestampMs": timestamp_ms,
-        }
-    }
+    # render.activity, for this activity as it stands: completed, one vote, the caller's;
+    # the timestamps as render.timestamp writes them (not kept in its cache: this time is
+    # rendered once). The call log keeps the parts and makes the answer when first read.
+    whole, part = divmod(now_ns, NANOS_PER_SECOND)
+    parts = (
+        activity_id,
+        org_id,
+        version.activity_type,
+        version.intent_key,
+        params,
+        seed_intent,
+        result,
+        vote_id,
+        proposer.user_id,
+        user(proposer, org),
+        raw,
+        public_key,
+        stamp.signature,
+        scheme,
+        str(whole),
+        str(part),
+        fingerprint,
+        timestamp_ms,
+    )
+    response = answer(*parts)
     world.young.note(activity, version)
     world.calls.record_answered(
-        started_ns,
+        now_ns,
         op.name,
         version.activity_type,
         org_id,
@@ -220,11 +219,11 @@ def submit(
         stamp.public_key,
         activity_id,
         COMPLETED,
-        answer,
+        Deferred(answer, parts),
         body,
         time.perf_counter_ns() - started_wall_ns,
     )
-    return answer
+    return response
 
 
 def _authenticated(
