@@ -87,15 +87,14 @@ from ..crypto.api_keys import ApiKeyPair, key_pair_from_entropy
 from ..ground import jsontext
 from ..ground.errors import TurnkeyApiError, ValidationFailed
 from ..state.placeholders import fill
+from ..state.seed_keys import PrivateKeyPlan, WalletPlan
 from ..state.seedplan import (
     ROOT_API_KEY_NAME,
     OrganizationPlan,
     PolicyPlan,
-    PrivateKeyPlan,
     QuorumPlan,
     SeedError,
     UserPlan,
-    WalletPlan,
     parse,
 )
 from .seed_results import (
