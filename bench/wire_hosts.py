@@ -10,6 +10,7 @@ import os
 import socket
 import sys
 import threading
+from collections.abc import Callable, Iterator
 
 import wire_load
 
@@ -67,27 +68,12 @@ def bare(port: int) -> None:
         + b"\r\n\r\n"
         + answer
     )
-    listener = socket.create_server(("127.0.0.1", port), backlog=1024)
 
     def serve(sock: socket.socket) -> None:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        buffer = b""
-        while True:
-            while b"\r\n\r\n" not in buffer:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    return
-                buffer += chunk
-            head, _, rest = buffer.partition(b"\r\n\r\n")
-            length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
-            while len(rest) < length:
-                rest += sock.recv(65536)
-            buffer = rest[length:]
+        for _ in _requests(lambda: sock.recv(65536)):
             sock.sendall(canned)
 
-    while True:
-        sock, _ = listener.accept()
-        threading.Thread(target=serve, args=(sock,), daemon=True).start()
+    _accepting(port, serve)
 
 
 def ideal(port: int, real: bool = False) -> None:
@@ -117,7 +103,6 @@ def ideal(port: int, real: bool = False) -> None:
         status, payload = handle(emu.world, "POST", first.path, headers, first.body)
         head = f"HTTP/1.1 {status} OK\r\nContent-Type: application/json\r\n"
         kinds[kind] = (work_s, f"{head}Content-Length: {len(payload)}\r\n\r\n".encode() + payload)
-    listener = socket.create_server(("127.0.0.1", port), backlog=1024)
     print("ready", flush=True)
     clock = time.perf_counter
 
@@ -132,20 +117,8 @@ def ideal(port: int, real: bool = False) -> None:
         return sock.recv(65536)
 
     def serve(sock: socket.socket) -> None:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.setblocking(False)
-        buffer = b""
-        while True:
-            while b"\r\n\r\n" not in buffer:
-                chunk = read(sock)
-                if not chunk:
-                    return
-                buffer += chunk
-            head, _, rest = buffer.partition(b"\r\n\r\n")
-            length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
-            while len(rest) < length:
-                rest += read(sock)
-            body, buffer = rest[:length], rest[length:]
+        for head, body in _requests(lambda: read(sock)):
             work_s, answer = kinds[b"whoami" if b"whoami" in head else b"sign_raw_payload"]
             if real:
                 answer = _answered(emu.world, handle, head, body)
@@ -157,8 +130,32 @@ def ideal(port: int, real: bool = False) -> None:
             sock.sendall(answer)
             sock.setblocking(False)
 
+    _accepting(port, serve)
+
+
+def _requests(read: Callable[[], bytes]) -> Iterator[tuple[bytes, bytes]]:
+    """Each request's head and body, from ``read()`` (a socket's next bytes, ``b""`` at its end)."""
+    buffer = b""
+    while True:
+        while b"\r\n\r\n" not in buffer:
+            chunk = read()
+            if not chunk:
+                return
+            buffer += chunk
+        head, _, rest = buffer.partition(b"\r\n\r\n")
+        length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+        while len(rest) < length:
+            rest += read()
+        yield head, rest[:length]
+        buffer = rest[length:]
+
+
+def _accepting(port: int, serve: Callable[[socket.socket], None]) -> None:
+    """Accept connections on ``port`` for ever, each served by ``serve`` in a thread."""
+    listener = socket.create_server(("127.0.0.1", port), backlog=1024)
     while True:
         sock, _ = listener.accept()
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         threading.Thread(target=serve, args=(sock,), daemon=True).start()
 
 
