@@ -15,12 +15,12 @@ sub-organization links, and activities with their votes), ``vault``, ``enclave``
 private keys of the enclave's signer, notarizer and TLS fetcher),
 ``indexOrder``, ``ids``, ``clock``, ``settings`` and ``facade``.
 
-Records are written field by field from the dataclasses of ``models.py``
-(camelCase names, times as integer nanoseconds), so a field added there is
-saved and loaded with no change here; a field of a type JSON cannot hold
+Records are written field by field from the ground's dataclasses (``models.py`` and
+the modules it draws on; camelCase names, times as integer nanoseconds), so a field
+added there is saved and loaded with no change here; a field of a type JSON cannot hold
 fails loudly at the first save. The indexes (API keys by public key,
 activities by id and fingerprint, each organization's signers) are not
-saved: ``load`` rebuilds them from the records, ordering the holders of one
+saved: ``load`` rebuilds them (``indexes.py``), ordering the holders of one
 key or address by creation time. Where the live order differs from that (two
 holders created in the same nanosecond on a frozen clock), ``indexOrder``
 keeps the live one. Plain JSON throughout: nothing is unpickled or evaluated.
