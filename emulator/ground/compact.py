@@ -175,8 +175,9 @@ def settled_record(
     """The record ``compact`` makes of a settled activity of one vote, made at once from
     its parts (the fused path's, ``services/fused.py``: nothing built to be dropped).
 
-    ``message`` is the proposer's body as sent, ``result`` the marshalled result, ``vote`` the proposer's vote as ``(vote_id, user_id, selection, public_key,
-    signature, scheme, voter)``, with no policy outcome. The caller checks the derivations
+    ``message`` is the proposer's body as sent, ``result`` the marshalled result, ``vote``
+    the proposer's vote as ``(vote_id, user_id, selection, public_key, signature, scheme,
+    voter)``, with no policy outcome. The caller checks the derivations
     against what it holds (``verify_settled``, where ``VERIFY``)."""
     vote_id, user_id, selection, public_key, signature, scheme, voter = vote
     frame = pack_message(activity_type, message, result, signature, vote_id)

@@ -68,8 +68,7 @@ class IdSource:
         n = self._next
         value = int.from_bytes(_draw(self._ids_key, n, 16), "big") & _V4_KEPT | _V4_BITS
         self._next = n + 1
-        h = f"{value:032x}"
-        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+        return _format(value)
 
     def uuid7(self, unix_ms: int) -> str:
         """A UUIDv7: 48 bits of milliseconds, then version, then random bits
@@ -77,9 +76,7 @@ class IdSource:
         n = self._next
         rand = int.from_bytes(_draw(self._ids_key, n, 10), "big")
         self._next = n + 1
-        value = (unix_ms & _MS) << 80 | _V7_BITS | (rand >> 62 & 0xFFF) << 64 | rand & _LOW62
-        h = f"{value:032x}"
-        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+        return _uuid7(unix_ms, rand)
 
     def to_dict(self) -> dict[str, object]:
         """Everything needed to continue this stream elsewhere (keys as hex: a secret)."""
@@ -141,10 +138,9 @@ def _draw(key: bytes, counter: int, n: int) -> bytes:
 
 def uuid7_from(unix_ms: int, entropy: bytes) -> str:
     """A UUIDv7 whose random bits come from ``entropy`` (no draw on any stream)."""
-    rand = int.from_bytes(entropy[:10], "big") & ((1 << 74) - 1)
-    value = (unix_ms & ((1 << 48) - 1)) << 80
-    value |= 0x7 << 76
-    value |= (rand >> 62) << 64
-    value |= 0x2 << 62
-    value |= rand & ((1 << 62) - 1)
-    return _format(value)
+    return _uuid7(unix_ms, int.from_bytes(entropy[:10], "big"))
+
+
+def _uuid7(unix_ms: int, rand: int) -> str:
+    """48 bits of ``unix_ms``, the version, 12 bits of ``rand``, the variant, 62 more bits."""
+    return _format((unix_ms & _MS) << 80 | _V7_BITS | (rand >> 62 & 0xFFF) << 64 | rand & _LOW62)
